@@ -76,6 +76,11 @@ enum Command {
     /// dissector-only or a safe addition, at file:line:col of both; exits 1 on a breaking one
     /// not allowed with --allow.
     Diff(compare::Args),
+    /// Say what a diagnostic code means (`wiregen explain E0510`), or list every code.
+    Explain {
+        /// The code, as a diagnostic prints it; none lists them all.
+        code: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -93,6 +98,27 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::run(&args),
         Command::Doc(args) => doc::run(&args),
         Command::Diff(args) => compare::run(&args),
+        Command::Explain { code } => explain(code.as_deref()),
+    }
+}
+
+/// `wiregen explain [CODE]`.
+fn explain(code: Option<&str>) -> ExitCode {
+    use wiregen::diag::{explain, Code};
+    match code.map(|c| (c, Code::parse(c))) {
+        None => {
+            for c in Code::ALL {
+                println!("{c}  {}", c.summary());
+            }
+            ExitCode::SUCCESS
+        }
+        Some((_, Some(c))) => {
+            print!("{}", explain(c));
+            ExitCode::SUCCESS
+        }
+        Some((text, None)) => fail(&format!(
+            "no diagnostic code '{text}' (`wiregen explain` lists them all)"
+        )),
     }
 }
 

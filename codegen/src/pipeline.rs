@@ -2,7 +2,7 @@
 
 use crate::backend::rust::RuntimeDep;
 use crate::backend::{self, Output};
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::ir::{Backend, Protocol};
 use crate::lower::{lower, Lowered};
 use crate::validate;
@@ -17,7 +17,7 @@ pub const DISSECTOR_DIR: &str = "dissectors";
 /// A schema file that cannot be read, as a diagnostic of that file.
 pub(crate) fn unreadable(display: &str, e: std::io::Error) -> Diagnostics {
     Diagnostics(vec![Diagnostic {
-        code: "E0005",
+        code: Code::E0005,
         file: display.to_string(),
         line: 1,
         col: 1,
@@ -115,7 +115,7 @@ pub(crate) fn generate(
     // What validation let through and a backend still refused is a bug of the generator.
     let internal = |backend: Backend, u: backend::Internal| {
         Diagnostic {
-        code: "I0001",
+        code: Code::I0001,
         file: p.source.clone(),
         line: 1,
         col: 1,

@@ -5,7 +5,7 @@ mod checks;
 mod report;
 mod resolve;
 
-use crate::diag::{closest, did_you_mean, Diagnostic, Diagnostics};
+use crate::diag::{closest, did_you_mean, Code, Diagnostic, Diagnostics};
 use crate::expr::{self, BinOp, TypeExpr, UnOp};
 use crate::ir::*;
 use crate::locate::Locations;
@@ -55,7 +55,7 @@ fn parse(path: &str, source: &str) -> Result<SchemaFile, Diagnostics> {
             None => message,
         };
         Diagnostics(vec![Diagnostic {
-            code: "E0001",
+            code: Code::E0001,
             file: path.to_string(),
             line,
             col,
@@ -121,7 +121,7 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
         None => (file, None),
         Some(name) => {
             let at = locs.value("protocol.extends");
-            let fail = |code: &'static str, message: String, hint: Option<String>| {
+            let fail = |code: Code, message: String, hint: Option<String>| {
                 Diagnostics(vec![Diagnostic {
                     code,
                     file: path.to_string(),
@@ -133,7 +133,7 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
             };
             let (base_path, base_source) = resolve(&name).map_err(|e| {
                 fail(
-                    "E0002",
+                    Code::E0002,
                     e,
                     Some("a path relative to this schema, e.g. 'rtype.yaml'".into()),
                 )
@@ -143,7 +143,7 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
             let base_file = parse(&base_path, &base_source)?;
             if base_file.protocol.extends.is_some() {
                 return Err(fail(
-                    "E0003",
+                    Code::E0003,
                     format!("'{name}' extends another schema itself"),
                     Some("extend the schema it extends, or merge the two".into()),
                 ));
@@ -168,7 +168,7 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
             let at = locs.value("protocol.application.transport");
             let fail = |message: String| {
                 Diagnostics(vec![Diagnostic {
-                    code: "E0004",
+                    code: Code::E0004,
                     file: path.to_string(),
                     line: at.line,
                     col: at.col,

@@ -21,7 +21,7 @@ impl Report {
     /// Reports a mistake at the value of `yaml_path`, under its stable `code` (`docs/diagnostics.md`).
     pub(crate) fn error(
         &mut self,
-        code: &'static str,
+        code: Code,
         yaml_path: &str,
         message: impl Into<String>,
         hint: Option<String>,
@@ -34,7 +34,7 @@ impl Report {
     /// Reports a mistake at the key naming the value of `yaml_path`.
     pub(crate) fn error_key(
         &mut self,
-        code: &'static str,
+        code: Code,
         yaml_path: &str,
         message: impl Into<String>,
         hint: Option<String>,
@@ -57,7 +57,7 @@ impl Report {
 
     pub(crate) fn error_at(
         &mut self,
-        code: &'static str,
+        code: Code,
         line: usize,
         col: usize,
         message: impl Into<String>,

@@ -29,7 +29,7 @@ pub(crate) fn check_bit_rest_arrays(r: &mut Report, p: &Protocol) {
             if bits < 8 {
                 let at = format!("{}.type", r.field_path(&s.name, fi));
                 r.error(
-                    "E1504",
+                    Code::E1504,
                     &at,
                     format!(
                         "'{}' is read to the end of a bit stream, whose last byte is padded: \
@@ -79,7 +79,7 @@ pub(crate) fn check_endless_arrays(r: &mut Report, p: &Protocol) {
                 .any(|id| crate::lower::analysis::can_be_empty(p, &Ty::Struct(*id, None)));
             if empty_elem {
                 let at = format!("{}.type", r.field_path(&s.name, fi));
-                r.error("E1505",
+                r.error(Code::E1505,
                     &at,
                     format!(
                         "'{}' is read to the end of its scope, but its elements can take no \
@@ -155,7 +155,7 @@ pub(crate) fn check_greedy_values(r: &mut Report, p: &Protocol) {
                 _ => continue,
             };
             let at = format!("{}.type", r.field_path(&s.name, fi));
-            r.error("E1506", &at, what, Some(hint.into()));
+            r.error(Code::E1506, &at, what, Some(hint.into()));
         }
     }
 }
@@ -258,7 +258,7 @@ pub(crate) fn check_lengths_to_the_end(r: &mut Report, p: &Protocol) {
                 k => format!("as long as what remains of its scope less {k} bytes"),
             };
             r.error(
-                "E1507",
+                Code::E1507,
                 &at,
                 format!(
                     "'{}' is {extent}, but {follow}: the decoder would not find them where \

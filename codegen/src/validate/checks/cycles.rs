@@ -39,7 +39,7 @@ pub(crate) fn check_cycles(r: &mut Report, structs: &[Struct]) {
                 .map(|i| structs[*i].name.as_str())
                 .collect();
             r.error_key(
-                "E1101",
+                Code::E1101,
                 &format!("types.{}", structs[cycle[0]].name),
                 format!("type cycle: {}", names.join(" → ")),
                 Some("a type cannot contain itself".into()),

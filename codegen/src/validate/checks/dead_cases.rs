@@ -20,7 +20,7 @@ pub(super) fn dead_cases(r: &Report, p: &Protocol) -> Vec<Diagnostic> {
                 let path = format!("{}.switch", r.field_path(&format!("types.{}", s.name), fi));
                 let at = r.locs.key(&path);
                 out.push(Diagnostic {
-                    code: "W0002",
+                    code: Code::W0002,
                     file: r.path.clone(),
                     line: at.line,
                     col: at.col,

@@ -15,7 +15,7 @@ pub(crate) fn check_filters(r: &mut Report, structs: &[Struct], root: StructId) 
             let t = &structs[id];
             if let Some(other) = structs.iter().find(|o| o.name.to_snake_case() == *name) {
                 r.error(
-                    "E1301",
+                    Code::E1301,
                     &at,
                     format!(
                         "'{name}' is the filter name of type '{}' already",
@@ -33,14 +33,14 @@ pub(crate) fn check_filters(r: &mut Report, structs: &[Struct], root: StructId) 
                 rf.name == *name && shown
             }) {
                 r.error(
-                    "E1302",
+                    Code::E1302,
                     &at,
                     format!("'{name}' is a field of the root type: its filter name is taken"),
                     Some("choose another name".into()),
                 );
             } else if let Some((_, prev)) = seen.iter().find(|(n, i)| n == name && *i != id) {
                 r.error(
-                    "E1303",
+                    Code::E1303,
                     &at,
                     format!(
                         "'{name}' already names the fields of a '{}' value, not of a '{}'",
@@ -50,7 +50,7 @@ pub(crate) fn check_filters(r: &mut Report, structs: &[Struct], root: StructId) 
                 );
             } else if id == root {
                 r.error(
-                    "E1304",
+                    Code::E1304,
                     &at,
                     "the root type's fields have filter names of their own (proto.<field>)",
                     None,
@@ -61,7 +61,7 @@ pub(crate) fn check_filters(r: &mut Report, structs: &[Struct], root: StructId) 
                 .any(|tf| matches!(tf.role, Role::Checksum(_)))
             {
                 r.error(
-                    "E1305",
+                    Code::E1305,
                     &at,
                     format!(
                         "'{}' has a checksum: its fields keep their type's filter names",

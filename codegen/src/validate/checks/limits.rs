@@ -19,7 +19,7 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
                 if u.unless.is_some() && matches!(u.len, Len::Natural) {
                     out.push(limit(
                         r,
-                        "L0101",
+                        Code::L0101,
                         Backend::Lua,
                         &at("switch.unless"),
                         format!("'{}': 'unless' on a switch without a length", f.name),
@@ -32,7 +32,7 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
                 if encoded && matches!(f.ty, Ty::VarInt(_)) {
                     out.push(limit(
                         r,
-                        "L0102",
+                        Code::L0102,
                         Backend::Rust,
                         &at("type"),
                         format!(
@@ -49,7 +49,7 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
                 if it.signed && it.bits > 32 && s.groups[gi].int.bytes() > 4 {
                     out.push(limit(
                         r,
-                        "L0103",
+                        Code::L0103,
                         Backend::Lua,
                         &at("type"),
                         format!(
@@ -64,7 +64,7 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
                 if !(8..=32).contains(&a.width()) {
                     out.push(limit(
                         r,
-                        "L0104",
+                        Code::L0104,
                         Backend::Lua,
                         &at("checksum"),
                         format!("'{}': the {} checksum", f.name, a.name()),
@@ -83,7 +83,7 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
             if h.is_some() {
                 out.push(limit(
                     r,
-                    "L0105",
+                    Code::L0105,
                     Backend::Lua,
                     &format!("protocol.transport.heuristic.{proto}"),
                     "a heuristic over a bit-stream root".into(),
@@ -94,7 +94,7 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
         if p.reassembly.is_some() {
             out.push(limit(
                 r,
-                "L0106",
+                Code::L0106,
                 Backend::Lua,
                 "protocol.reassembly",
                 "reassembly over bit-stream datagrams".into(),
@@ -106,7 +106,7 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
         if p.structs[*id].layout.is_bits() {
             out.push(limit(
                 r,
-                "L0107",
+                Code::L0107,
                 Backend::Lua,
                 &format!("protocol.conversation.opening.{k}.type"),
                 format!("'{}': a bit-stream opening datagram", p.structs[*id].name),
@@ -120,31 +120,31 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
 
 /// Limits of one value of a bit-stream type (array elements included).
 fn bit_type_limits(r: &Report, p: &Protocol, name: &str, ty: &Ty, yp: &str, out: &mut Vec<Limit>) {
-    let lua = |code: &'static str, what: String, hint: &str| {
+    let lua = |code: Code, what: String, hint: &str| {
         limit(r, code, Backend::Lua, yp, format!("'{name}': {what}"), hint)
     };
     let wide = |it: &IntTy| it.bits > 32;
     match ty {
         Ty::Enum(id) if wide(&p.enums[*id].repr) => out.push(lua(
-            "L0108",
+            Code::L0108,
             format!("an enum of {} bits in a bit stream", p.enums[*id].repr.bits),
             "at most 32 bits per enum or flag set in bit streams; integers may have up to 64",
         )),
         Ty::Flags(id) if wide(&p.flags[*id].repr) => out.push(lua(
-            "L0109",
+            Code::L0109,
             format!("flags of {} bits in a bit stream", p.flags[*id].repr.bits),
             "at most 32 bits per enum or flag set in bit streams; integers may have up to 64",
         )),
         Ty::Struct(_, Some(len)) => {
             out.push(lua(
-                "L0110",
+                Code::L0110,
                 "a struct with a length in a bit stream".into(),
                 "let the struct delimit itself, without a length or prefix",
             ));
             if matches!(len, Len::Prefix(_)) {
                 out.push(limit(
                     r,
-                    "L0111",
+                    Code::L0111,
                     Backend::Rust,
                     yp,
                     format!("'{name}': a length prefix of a struct in a bit stream"),
@@ -154,14 +154,14 @@ fn bit_type_limits(r: &Report, p: &Protocol, name: &str, ty: &Ty, yp: &str, out:
         }
         Ty::Union(u) if !matches!(u.len, Len::Rest | Len::Natural) => {
             out.push(lua(
-                "L0112",
+                Code::L0112,
                 "a switch with a length in a bit stream".into(),
                 "let the switch run to the end or delimit itself",
             ));
             if matches!(u.len, Len::Prefix(_)) {
                 out.push(limit(
                     r,
-                    "L0113",
+                    Code::L0113,
                     Backend::Rust,
                     yp,
                     format!("'{name}': a length prefix of a switch in a bit stream"),
@@ -185,7 +185,7 @@ fn bit_field_limits(
 ) {
     let s = &p.structs[sid];
     let f = &s.fields[fi];
-    let rust = |code: &'static str, key: &str, what: String, hint: &str| {
+    let rust = |code: Code, key: &str, what: String, hint: &str| {
         limit(
             r,
             code,
@@ -197,7 +197,7 @@ fn bit_field_limits(
     };
     match f.role {
         Role::Checksum(_) => out.push(rust(
-            "L0114",
+            Code::L0114,
             "checksum",
             "a checksum in a bit stream".into(),
             "checksums cover byte-aligned types",
@@ -208,7 +208,7 @@ fn bit_field_limits(
                 && !matches!(s.fields[ti].ty, Ty::Array(_, Len::Bytes(_))) =>
         {
             out.push(rust(
-                "L0115",
+                Code::L0115,
                 "type",
                 format!(
                     "the length of '{}' (encoded) in a bit stream",
@@ -221,7 +221,7 @@ fn bit_field_limits(
     }
     if !f.select.is_empty() {
         out.push(rust(
-            "L0116",
+            Code::L0116,
             "type",
             "values typed by conversation state in a bit stream".into(),
             "state lists are read in byte-aligned types",
@@ -232,7 +232,7 @@ fn bit_field_limits(
 /// A limit of `backend` at the value of `yaml_path`.
 pub(super) fn limit(
     r: &Report,
-    code: &'static str,
+    code: Code,
     backend: Backend,
     yaml_path: &str,
     what: String,

@@ -54,7 +54,7 @@ pub(crate) fn check_names(r: &mut Report, p: &Protocol) {
             if let Some(what) = taken {
                 let at = format!("{}.name", r.field_path(&s.name, fi));
                 r.error(
-                    "E0601",
+                    Code::E0601,
                     &at,
                     format!("field name '{}' is {what} in the generated Rust", f.name),
                     Some(format!("rename it, e.g. '{}_value'", f.name)),
@@ -63,7 +63,7 @@ pub(crate) fn check_names(r: &mut Report, p: &Protocol) {
         }
     }
     if wireshark_has(&p.name) {
-        r.error("E0602",
+        r.error(Code::E0602,
             "protocol.name",
             format!(
                 "Wireshark has a protocol '{}' built in: a dissector of that name does not register",
@@ -73,7 +73,7 @@ pub(crate) fn check_names(r: &mut Report, p: &Protocol) {
         );
     }
     if wireshark_has_title(&p.title) {
-        r.error("E0603",
+        r.error(Code::E0603,
             "protocol.title",
             format!(
                 "Wireshark has a protocol titled '{}' built in: a dissector of that title does not register",
@@ -94,7 +94,7 @@ pub(crate) fn check_names(r: &mut Report, p: &Protocol) {
         .contains(&p.name.as_str())
     {
         r.error(
-            "E0604",
+            Code::E0604,
             "protocol.name",
             format!(
                 "protocol name '{}' is a Rust keyword or a crate the generated crate uses",
@@ -173,7 +173,7 @@ fn check_type_names(r: &mut Report, p: &Protocol) {
         let at = format!("{kind}.{name}");
         if let Some((_, why)) = generated.iter().find(|(n, _)| n == name) {
             r.error_key(
-                "E0605",
+                Code::E0605,
                 &at,
                 format!("type name '{name}' is taken in the generated Rust: {why}"),
                 Some(format!("rename it, e.g. '{name}Type'")),
@@ -188,7 +188,7 @@ fn check_type_names(r: &mut Report, p: &Protocol) {
             .filter(|prev| prev != name)
         {
             r.error_key(
-                "E0606",
+                Code::E0606,
                 &at,
                 format!(
                     "type names '{prev}' and '{name}' make one filter name '{}'",
@@ -232,7 +232,7 @@ fn check_value_names(r: &mut Report, e: &Enum) {
         };
         if let Some(message) = problem {
             r.error_key(
-                "E0607",
+                Code::E0607,
                 &at,
                 message,
                 Some("rename it: value names are UPPER_SNAKE_CASE words, e.g. 'MODE_2'".into()),
@@ -270,7 +270,7 @@ fn check_bit_names(r: &mut Report, f: &Flags) {
                 })
         };
         if let Some(message) = problem {
-            r.error_key("E0608", &at, message, Some("rename it".into()));
+            r.error_key(Code::E0608, &at, message, Some("rename it".into()));
         }
     }
 }

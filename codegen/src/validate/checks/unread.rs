@@ -20,7 +20,7 @@ pub(crate) fn unread_types(r: &Report, p: &Protocol) -> Vec<Diagnostic> {
         .map(|(_, s)| {
             let at = r.locs.key(&format!("types.{}", s.name));
             Diagnostic {
-                code: "W0001",
+                code: Code::W0001,
                 file: r.path.clone(),
                 line: at.line,
                 col: at.col,

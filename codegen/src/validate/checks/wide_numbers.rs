@@ -20,7 +20,7 @@ pub(crate) fn wide_number_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>)
                 if let Some(what) = inexact(p, e) {
                     out.push(limit(
                         r,
-                        "L0117",
+                        Code::L0117,
                         Backend::Lua,
                         &format!("{fp}.{key}"),
                         format!(

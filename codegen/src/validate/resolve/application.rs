@@ -21,7 +21,7 @@ impl<'f> Resolver<'f> {
                         Ty::Int(_) | Ty::VarInt(VarInt::Leb128)
                     ) {
                         self.r.error(
-                            "E0901",
+                            Code::E0901,
                             &format!("{yp}.id"),
                             format!("'{name}' must be an unsigned integer"),
                             None,
@@ -39,7 +39,7 @@ impl<'f> Resolver<'f> {
                 Ty::Bits | Ty::Bytes(Len::Rest)
             ) {
                 self.r.error(
-                    "E0902",
+                    Code::E0902,
                     &format!("{yp}.payload"),
                     format!("'{}' must be bytes or bits running to the end", a.payload),
                     None,
@@ -59,7 +59,7 @@ impl<'f> Resolver<'f> {
         let t = self.transport.clone()?;
         if t.app_points.is_empty() {
             self.r.error(
-                "E0903",
+                Code::E0903,
                 "protocol.application.transport",
                 format!(
                     "the transport '{}' declares no 'applications' to plug into",
@@ -84,7 +84,7 @@ impl<'f> Resolver<'f> {
             .map_or(Layout::Bytes, |p| t.structs[p.in_struct].layout);
         if payload != proto.layout {
             self.r.error(
-                "E0904",
+                Code::E0904,
                 "protocol.layout",
                 format!(
                     "an application's layout follows its transport's payloads ({})",
@@ -122,7 +122,7 @@ impl<'f> Resolver<'f> {
                 let it = self.int_ty(text, "protocol.application.id", Endian::Little);
                 if it.is_some_and(|it| it.signed || it.bits % 8 != 0 || it.bits > 32) {
                     self.r.error(
-                        "E0905",
+                        Code::E0905,
                         "protocol.application.id",
                         "the message id is an unsigned integer of 1 to 4 bytes",
                         None,
@@ -131,7 +131,7 @@ impl<'f> Resolver<'f> {
                 it
             }
             (None, false) => {
-                self.r.error("E0906",
+                self.r.error(Code::E0906,
                     "protocol.application",
                     format!("'{}' carries no message id: say the type of the one your messages start with", t.name),
                     Some("e.g. 'id: u8'".into()),
@@ -140,7 +140,7 @@ impl<'f> Resolver<'f> {
             }
             (Some(_), true) => {
                 self.r.error(
-                    "E0907",
+                    Code::E0907,
                     "protocol.application.id",
                     format!("'{}' carries the message id itself", t.name),
                     Some("remove 'id'".into()),

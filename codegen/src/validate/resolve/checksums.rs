@@ -32,7 +32,7 @@ impl<'f> Resolver<'f> {
                         at.to_string()
                     };
                     self.r.error(
-                        "E1001",
+                        Code::E1001,
                         &at,
                         format!("unknown checksum algorithm '{name}'"),
                         hint,
@@ -41,7 +41,7 @@ impl<'f> Resolver<'f> {
                 found
             }
             (Some(_), Some(_)) | (None, None) => {
-                self.r.error("E1002",
+                self.r.error(Code::E1002,
                     at,
                     "a checksum names its 'algorithm' or gives a 'crc', one of the two",
                     Some("e.g. { algorithm: internet, from: header } or { crc: { width: 16, poly: 0x1021 } }".into()),
@@ -59,7 +59,7 @@ impl<'f> Resolver<'f> {
                 let w = crc.width;
                 if !(5..=64).contains(&w) {
                     self.r.error(
-                        "E1003",
+                        Code::E1003,
                         &format!("{at}.crc.width"),
                         format!("a CRC of {w} bits"),
                         Some("CRCs of 5 to 64 bits are generated".into()),
@@ -75,7 +75,7 @@ impl<'f> Resolver<'f> {
                 ] {
                     if v > max {
                         self.r.error(
-                            "E1004",
+                            Code::E1004,
                             &format!("{at}.crc.{key}"),
                             format!("{key} {v:#x} does not fit in the CRC's {w} bits"),
                             None,
@@ -84,7 +84,7 @@ impl<'f> Resolver<'f> {
                     }
                 }
                 if crc.poly & 1 == 0 {
-                    self.r.error("E1005",
+                    self.r.error(Code::E1005,
                         &format!("{at}.crc.poly"),
                         format!("poly {:#x} is even", crc.poly),
                         Some("give the polynomial in normal form without its top bit, e.g. 0x04c11db7 for CRC-32".into()),
@@ -132,7 +132,7 @@ impl<'f> Resolver<'f> {
                 let found = seen.get(name.as_str()).copied();
                 if found.is_none() && groups.contains(name) {
                     self.r.error(
-                        "E1006",
+                        Code::E1006,
                         &format!("{at}.{key}"),
                         format!(
                             "'{name}' is a bit group: a checksum's range names fields, and the \
@@ -147,7 +147,7 @@ impl<'f> Resolver<'f> {
                 } else if found.is_none() {
                     let hint = did_you_mean(name, t.fields.iter().map(|f| f.name.as_str()));
                     self.r.error(
-                        "E1007",
+                        Code::E1007,
                         &format!("{at}.{key}"),
                         format!(
                             "the checksum covers field '{name}', which this type does not have"
@@ -166,7 +166,7 @@ impl<'f> Resolver<'f> {
                     continue;
                 };
                 let (member, group) = (t.fields[k].name.clone(), group.name.clone());
-                self.r.error("E1008",
+                self.r.error(Code::E1008,
                     &format!("{at}.{key}"),
                     format!("the checksum's range cannot {} at '{member}': it is packed in the bit group '{group}', with no bytes of its own", if key == "from" { "start" } else { "end" }),
                     Some(format!("name a field before or after the group '{group}'")),
@@ -176,7 +176,7 @@ impl<'f> Resolver<'f> {
             if let (Some(a), Some(b)) = (from, to) {
                 if a > b {
                     self.r.error(
-                        "E1009",
+                        Code::E1009,
                         &format!("{at}.to"),
                         format!(
                             "the checksum's range ends at '{}', before it starts at '{}'",
@@ -199,7 +199,7 @@ impl<'f> Resolver<'f> {
         if let Err(cycle) = crate::lower::analysis::checksum_order(fields) {
             let names: Vec<&str> = cycle.iter().map(|&i| fields[i].name.as_str()).collect();
             self.r.error(
-                "E1010",
+                Code::E1010,
                 &format!("{}.checksum", self.r.field_path(yp, cycle[0])),
                 format!(
                     "checksums {} cover each other: none can be computed first",

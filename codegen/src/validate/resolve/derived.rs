@@ -20,7 +20,7 @@ impl<'f> Resolver<'f> {
             return (implied, warnings);
         }
         let Ty::Flags(fid) = ty else {
-            self.r.error("E1201",
+            self.r.error(Code::E1201,
                 &format!("{fp}.set_when"),
                 "'set_when' applies to fields of a flag-set type",
                 Some("a bool or integer given by other fields is written by the encoder from an 'if' or a length".into()),
@@ -29,7 +29,7 @@ impl<'f> Resolver<'f> {
         };
         if f.condition.is_some() {
             self.r.error(
-                "E1202",
+                Code::E1202,
                 &format!("{fp}.set_when"),
                 "a field with 'set_when' cannot be conditional",
                 None,
@@ -41,7 +41,7 @@ impl<'f> Resolver<'f> {
             let Some(mask) = fl.bits.get(bit).map(NamedValue::value) else {
                 let hint = did_you_mean(bit, fl.bits.keys().map(String::as_str));
                 self.r.error_key(
-                    "E1203",
+                    Code::E1203,
                     &bp,
                     format!("'{bit}' is not a flag of '{fl_name}'"),
                     hint,
@@ -141,7 +141,7 @@ impl<'f> Resolver<'f> {
                 continue;
             }
             if t.condition.is_some() {
-                self.r.error("E1204", &fp, format!("field '{}' gives the length, count or tag of '{}' and cannot be conditional", t.name, fields[by].name), None);
+                self.r.error(Code::E1204, &fp, format!("field '{}' gives the length, count or tag of '{}' and cannot be conditional", t.name, fields[by].name), None);
                 continue;
             }
             match &t.role {
@@ -159,7 +159,7 @@ impl<'f> Resolver<'f> {
                     };
                     let name = fields[target].name.clone();
                     let (a, b) = (fields[prev_by].name.clone(), fields[by].name.clone());
-                    self.r.error("E1205", &fp, format!("field '{name}' of '{sname}' would be derived from both '{a}' and '{b}'"), Some("give one of them its own length field".into()));
+                    self.r.error(Code::E1205, &fp, format!("field '{name}' of '{sname}' would be derived from both '{a}' and '{b}'"), Some("give one of them its own length field".into()));
                 }
                 _ => {}
             }
@@ -262,7 +262,7 @@ impl<'f> Resolver<'f> {
             if let (Some(_), ImpliedWhen::Present(i) | ImpliedWhen::Absent(i)) = (given, &imp.when)
             {
                 let (flags, by) = (fields[r].name.clone(), fields[*i].name.clone());
-                self.r.error("E1206",
+                self.r.error(Code::E1206,
                     &format!("{}.if", self.r.field_path(yp, *i)),
                     format!("'{by}' of '{sname}' is announced by a bit of '{flags}' that its 'set_when' already gives"),
                     Some("remove the bit from 'set_when' or give the field its own flag".into()),

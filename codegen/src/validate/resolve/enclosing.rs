@@ -30,7 +30,7 @@ impl<'f> Resolver<'f> {
         let holder_name = self.file.types.get_index(holder).unwrap().0.clone();
         if holder == scope.struct_id {
             self.expr_error(
-                "E0518",
+                Code::E0518,
                 scope,
                 at,
                 format!("'{holder_name}' is this type: its fields are read by their names alone"),
@@ -42,7 +42,7 @@ impl<'f> Resolver<'f> {
         let Some(fi) = fields.iter().position(|(n, _)| *n == path[1]) else {
             let hint = did_you_mean(&path[1], fields.iter().map(|(n, _)| n.as_str()));
             self.expr_error(
-                "E0519",
+                Code::E0519,
                 scope,
                 at + path[0].len() + 1,
                 format!("'{holder_name}' has no field '{}'", path[1]),
@@ -52,7 +52,7 @@ impl<'f> Resolver<'f> {
         };
         if in_len {
             self.expr_error(
-                "E0520",
+                Code::E0520,
                 scope,
                 at,
                 format!("len() of an enclosing type's field ('{}')", path.join(".")),
@@ -80,7 +80,7 @@ impl<'f> Resolver<'f> {
                 let Some(bit) = def.bits.get(&path[2]) else {
                     let hint = did_you_mean(&path[2], def.bits.keys().map(String::as_str));
                     self.expr_error(
-                        "E0528",
+                        Code::E0528,
                         scope,
                         at + path[0].len() + path[1].len() + 2,
                         format!("'{}' is not a flag of '{set}'", path[2]),
@@ -98,7 +98,7 @@ impl<'f> Resolver<'f> {
             }
             _ => {
                 self.expr_error(
-                    "E0521",
+                    Code::E0521,
                     scope,
                     at,
                     format!(
@@ -133,7 +133,7 @@ impl<'f> Resolver<'f> {
         let h = self.struct_named(holder, at)?;
         if h == sid {
             self.r.error(
-                "E0530",
+                Code::E0530,
                 at,
                 format!("'{holder}' is the parts' own type: its fields are named alone"),
                 Some(format!("write '{field}'")),
@@ -146,14 +146,14 @@ impl<'f> Resolver<'f> {
             Ty::Int(_) | Ty::Enum(_) | Ty::Bool
         ) {
             self.r.error(
-                "E0529",
+                Code::E0529,
                 at,
                 format!("'{holder}.{field}' is not an integer, an enum or a bool"),
                 Some("a join key is a number the parts of one payload share".into()),
             );
             return None;
         }
-        self.refuse_encoder_filled_field(proto, h, fi, at, "E0531");
+        self.refuse_encoder_filled_field(proto, h, fi, at, Code::E0531);
         self.enclosing_uses.push(EnclosingUse {
             reader: sid,
             holder: h,
@@ -195,7 +195,7 @@ impl<'f> Resolver<'f> {
                 yaml_path: &u.yaml_path,
             };
             self.expr_error(
-                "E0526",
+                Code::E0526,
                 &scope,
                 u.at,
                 format!(
@@ -247,7 +247,7 @@ impl<'f> Resolver<'f> {
         };
         for (id, why) in refused.into_iter().take(1) {
             self.r.error_key(
-                "E0527",
+                Code::E0527,
                 &format!("types.{}", p.structs[id].name),
                 format!(
                     "'{}' reads the direction (@from_client), which is not known {why}",
@@ -282,7 +282,7 @@ impl<'f> Resolver<'f> {
                     )
                 };
                 self.expr_error(
-                    "E0522",
+                    Code::E0522,
                     &scope,
                     u.at,
                     format!("'{written}' is not known here: {from}"),
@@ -302,7 +302,7 @@ impl<'f> Resolver<'f> {
                 .any(|&k| k == u.reader || reaches(p, k, u.reader));
             if holds && gi <= u.field {
                 self.expr_error(
-                    "E0523",
+                    Code::E0523,
                     &scope,
                     u.at,
                     format!(
@@ -328,7 +328,7 @@ impl<'f> Resolver<'f> {
         };
         if let Some(what) = filled_after {
             self.expr_error(
-                "E0524",
+                Code::E0524,
                 &scope,
                 u.at,
                 format!(

@@ -12,11 +12,11 @@ impl<'f> Resolver<'f> {
         proto: &Protocol,
         e: &Expr,
         at: &str,
-        code: &'static str,
+        code: Code,
     ) {
         if e.reads_context() {
             self.r.error(
-                "E0525",
+                Code::E0525,
                 at,
                 "this is evaluated on a decoded value, which does not keep the enclosing values \
                  nor the direction it was read with",
@@ -40,7 +40,7 @@ impl<'f> Resolver<'f> {
         sid: StructId,
         fi: usize,
         at: &str,
-        code: &'static str,
+        code: Code,
     ) {
         let fields = &proto.structs[sid].fields;
         let f = &fields[fi];
@@ -86,7 +86,7 @@ impl<'f> Resolver<'f> {
                         )
                     });
                     self.expr_error(
-                        "E0501",
+                        Code::E0501,
                         scope,
                         0,
                         format!("'{text}' is {got} where {exp} is needed"),
@@ -96,7 +96,7 @@ impl<'f> Resolver<'f> {
                 e
             }
             Err(e) => {
-                self.expr_error("E0502", scope, e.at, e.message, None);
+                self.expr_error(Code::E0502, scope, e.at, e.message, None);
                 Expr::int(0)
             }
         }
@@ -104,7 +104,7 @@ impl<'f> Resolver<'f> {
 
     pub(crate) fn expr_error(
         &mut self,
-        code: &'static str,
+        code: Code,
         scope: &Scope,
         at: usize,
         message: String,
@@ -132,7 +132,7 @@ impl<'f> Resolver<'f> {
                     let hint = did_you_mean(&format!("@{name}"), known)
                         .unwrap_or_else(|| "known: @size, @remaining, @from_client".into());
                     self.expr_error(
-                        "E0503",
+                        Code::E0503,
                         scope,
                         *at,
                         format!("unknown built-in '@{name}'"),
@@ -147,7 +147,7 @@ impl<'f> Resolver<'f> {
                 self.want(scope, ty, ExprTy::Int, index.at(), "a list index");
                 if !self.in_tag {
                     self.expr_error(
-                        "E0504",
+                        Code::E0504,
                         scope,
                         *at,
                         format!("'{table}[...]' can only be a switch's tag"),
@@ -162,7 +162,7 @@ impl<'f> Resolver<'f> {
                     None => {
                         let hint = did_you_mean(table, self.tables.keys().map(String::as_str));
                         self.expr_error(
-                            "E0505",
+                            Code::E0505,
                             scope,
                             *at,
                             format!("'{table}' is not a state table"),
@@ -175,7 +175,7 @@ impl<'f> Resolver<'f> {
             expr::Expr::Len(inner, at) => match &**inner {
                 expr::Expr::Path(path, pat) => self.path(scope, path, *pat, true),
                 _ => {
-                    self.expr_error("E0506", scope, *at, "len() takes a field".into(), None);
+                    self.expr_error(Code::E0506, scope, *at, "len() takes a field".into(), None);
                     (Expr::int(0), ExprTy::Error)
                 }
             },
@@ -235,7 +235,7 @@ impl<'f> Resolver<'f> {
             } else {
                 "integers"
             };
-            self.expr_error("E0507", scope, at, format!("{what} takes {w}"), None);
+            self.expr_error(Code::E0507, scope, at, format!("{what} takes {w}"), None);
         }
     }
 
@@ -285,7 +285,13 @@ impl<'f> Resolver<'f> {
                         },
                     )
                 };
-                self.expr_error("E0510", scope, col, format!("unknown field '{seg}'"), hint);
+                self.expr_error(
+                    Code::E0510,
+                    scope,
+                    col,
+                    format!("unknown field '{seg}'"),
+                    hint,
+                );
                 return fail;
             };
             refs.push(FieldRef {
@@ -309,7 +315,7 @@ impl<'f> Resolver<'f> {
                     let bit = &path[depth + 1];
                     if depth + 2 != path.len() {
                         self.expr_error(
-                            "E0515",
+                            Code::E0515,
                             scope,
                             col,
                             "a flag bit has no fields".into(),
@@ -322,7 +328,7 @@ impl<'f> Resolver<'f> {
                         None => {
                             let hint = did_you_mean(bit, fl.1.bits.keys().map(String::as_str));
                             self.expr_error(
-                                "E0516",
+                                Code::E0516,
                                 scope,
                                 col,
                                 format!("'{bit}' is not a flag of '{}'", fl.0),
@@ -333,7 +339,13 @@ impl<'f> Resolver<'f> {
                     };
                 }
                 _ => {
-                    self.expr_error("E0517", scope, col, format!("'{seg}' has no fields"), None);
+                    self.expr_error(
+                        Code::E0517,
+                        scope,
+                        col,
+                        format!("'{seg}' has no fields"),
+                        None,
+                    );
                     return fail;
                 }
             }
@@ -358,7 +370,7 @@ impl<'f> Resolver<'f> {
         Some(match en.values.get(&path[1]) {
             Some(v) if v.is_range() => {
                 self.expr_error(
-                    "E0508",
+                    Code::E0508,
                     scope,
                     at,
                     format!(
@@ -376,7 +388,7 @@ impl<'f> Resolver<'f> {
             None => {
                 let hint = did_you_mean(&path[1], en.values.keys().map(String::as_str));
                 self.expr_error(
-                    "E0509",
+                    Code::E0509,
                     scope,
                     at,
                     format!("'{}' is not a value of enum '{}'", path[1], path[0]),
@@ -403,7 +415,7 @@ impl<'f> Resolver<'f> {
         match shape {
             Shape::Seq if in_len => (Expr::Len(refs, LenKind::Bytes), ExprTy::Int),
             Shape::Opaque if in_len => {
-                self.expr_error("E0511",
+                self.expr_error(Code::E0511,
                     scope,
                     at,
                     format!("len({seg}): the text's length is not its length on the wire (a NUL-terminated string, or text in another encoding than UTF-8)"),
@@ -413,7 +425,7 @@ impl<'f> Resolver<'f> {
             }
             _ if in_len => {
                 self.expr_error(
-                    "E0512",
+                    Code::E0512,
                     scope,
                     at,
                     format!("len() takes a bytes, string or array field; '{seg}' is not one"),
@@ -422,7 +434,7 @@ impl<'f> Resolver<'f> {
                 fail
             }
             Shape::Opaque => {
-                self.expr_error("E0513",
+                self.expr_error(Code::E0513,
                     scope,
                     at,
                     format!("'{seg}' is a NUL-terminated string or text in another encoding than UTF-8: neither a number nor a length"),
@@ -432,7 +444,7 @@ impl<'f> Resolver<'f> {
             }
             Shape::Seq | Shape::Union | Shape::Struct(_) => {
                 self.expr_error(
-                    "E0514",
+                    Code::E0514,
                     scope,
                     at,
                     format!("'{seg}' is not a number"),

@@ -11,7 +11,7 @@ impl<'f> Resolver<'f> {
         let encoding = self.encoding(f, fp, layout);
         if layout != Layout::Bytes {
             self.r.error(
-                "E0211",
+                Code::E0211,
                 &tp,
                 "'strz' in a bit-stream layout",
                 Some("NUL-terminated strings are byte-aligned: use them in byte layouts".into()),
@@ -19,7 +19,7 @@ impl<'f> Resolver<'f> {
         }
         if f.prefix.is_some() {
             self.r.error(
-                "E0212",
+                Code::E0212,
                 &format!("{fp}.prefix"),
                 "a 'strz' ends at its NUL or is padded to a constant length; it takes no prefix",
                 Some("use 'type: string' with a prefix".into()),
@@ -37,7 +37,7 @@ impl<'f> Resolver<'f> {
                 if *n % 2 == 1 && matches!(encoding, Encoding::Utf16 { .. }) =>
             {
                 self.r.error(
-                    "E0213",
+                    Code::E0213,
                     &format!("{fp}.length"),
                     format!(
                         "a NUL-padded UTF-16 'strz' of {n} bytes: UTF-16 code units are 2 bytes"
@@ -63,7 +63,7 @@ impl<'f> Resolver<'f> {
                 },
             ),
             Some(_) => {
-                self.r.error("E0214",
+                self.r.error(Code::E0214,
                     &format!("{fp}.length"),
                     "a NUL-padded 'strz' needs a constant length of 1 or more bytes (C's char[32] is 'length: 32')",
                     Some("a string whose length is given by another field is 'type: string'".into()),
@@ -96,12 +96,12 @@ impl<'f> Resolver<'f> {
             let hint = did_you_mean(name, all.iter().map(|e| e.name()))
                 .or_else(|| Some("one of utf8, ascii, latin1, utf16le, utf16be".into()));
             self.r
-                .error("E0215", &at, format!("unknown encoding '{name}'"), hint);
+                .error(Code::E0215, &at, format!("unknown encoding '{name}'"), hint);
             return Encoding::Utf8;
         };
         if e != Encoding::Utf8 && layout != Layout::Bytes {
             self.r.error(
-                "E0216",
+                Code::E0216,
                 &at,
                 format!("'{name}' text in a bit-stream layout"),
                 Some("strings in bit streams are UTF-8".into()),
@@ -140,7 +140,7 @@ impl<'f> Resolver<'f> {
             TypeExpr::Bits => {
                 if !layout.is_bits() {
                     self.r.error(
-                        "E0225",
+                        Code::E0225,
                         &tp,
                         "'bits' is the rest of a bit stream",
                         Some("use 'bytes' in a byte-aligned layout".into()),
@@ -148,7 +148,7 @@ impl<'f> Resolver<'f> {
                 }
                 if f.length.is_some() || f.prefix.is_some() {
                     self.r.error(
-                        "E0226",
+                        Code::E0226,
                         &tp,
                         "a 'bits' field runs to the end of its scope; it takes no length",
                         None,
@@ -185,13 +185,13 @@ impl<'f> Resolver<'f> {
         let tp = format!("{fp}.type");
         if !(1..=64).contains(&bits) {
             self.r.error(
-                "E0220",
+                Code::E0220,
                 &tp,
                 format!("integer width {bits} is outside 1..64"),
                 None,
             );
         } else if layout == Layout::Bytes && !bits.is_multiple_of(8) {
-            self.r.error("E0221",
+            self.r.error(Code::E0221,
                 &tp,
                 format!("a {bits}-bit integer in a byte-aligned layout"),
                 Some(
@@ -225,19 +225,19 @@ impl<'f> Resolver<'f> {
         };
         match (v, layout) {
             (VarInt::Rabbit { .. }, Layout::Bytes) => self.r.error(
-                "E0222",
+                Code::E0222,
                 &tp,
                 format!("'{name}' is bit-packed: it belongs to bit-stream types"),
                 Some("give the type or the protocol 'layout: lsb-bits'".into()),
             ),
             (VarInt::Rabbit { .. }, Layout::MsbBits) => self.r.error(
-                "E0223",
+                Code::E0223,
                 &tp,
                 format!("'{name}' is Riptide's LSB-first encoding"),
                 Some("give the type 'layout: lsb-bits', or use 'leb128'".into()),
             ),
             (VarInt::RiptideLen, Layout::LsbBits | Layout::MsbBits) => self.r.error(
-                "E0224",
+                Code::E0224,
                 &tp,
                 "'riptide_len' is a byte-aligned length (Riptide 2.0)",
                 Some("in bit streams use 'leb128' or a 'rabbit_u32'".into()),
@@ -260,7 +260,7 @@ impl<'f> Resolver<'f> {
         let tp = format!("{fp}.type");
         if matches!(elem, TypeExpr::Array(_)) {
             self.r.error(
-                "E0227",
+                Code::E0227,
                 &tp,
                 "arrays of arrays need a named element type",
                 None,
@@ -275,7 +275,7 @@ impl<'f> Resolver<'f> {
         let elem_ty = self.ty(FieldAt { f: &each, ..at }, elem);
         if let Ty::Bytes(_) | Ty::Str(..) = elem_ty {
             self.r.error(
-                "E0228",
+                Code::E0228,
                 &tp,
                 "arrays of bytes or strings need a named element type that gives each a length",
                 None,
@@ -287,14 +287,14 @@ impl<'f> Resolver<'f> {
                 let ep = format!("{fp}.element");
                 if e.length.is_none() && e.prefix.is_none() {
                     self.r.error(
-                        "E0229",
+                        Code::E0229,
                         &ep,
                         "'element' needs a 'length' or a 'prefix'",
                         Some("e.g. 'element: { prefix: u16 }'".into()),
                     );
                 } else if layout != Layout::Bytes {
                     self.r
-                        .error("E0230", &ep, "element sizes are for byte layouts", None);
+                        .error(Code::E0230, &ep, "element sizes are for byte layouts", None);
                 }
                 let framing = schema::FieldDef {
                     length: e.length.clone(),
@@ -306,7 +306,7 @@ impl<'f> Resolver<'f> {
             }
             (Some(_), other) => {
                 self.r.error(
-                    "E0231",
+                    Code::E0231,
                     &format!("{fp}.element"),
                     "'element' frames the elements of an array of structs",
                     None,
@@ -350,7 +350,7 @@ impl<'f> Resolver<'f> {
                 .map(String::as_str);
             let hint = did_you_mean(n, names);
             self.r
-                .error("E0232", &tp, format!("unknown type '{n}'"), hint);
+                .error(Code::E0232, &tp, format!("unknown type '{n}'"), hint);
             Ty::Bool
         }
     }
@@ -386,7 +386,7 @@ impl<'f> Resolver<'f> {
             };
             let asked = stream.other;
             self.r.error(
-                "E0233",
+                Code::E0233,
                 &at,
                 format!(
                     "'{}': a {asked}-endian {bits}-bit number in an {} type: this bit stream is \

@@ -22,7 +22,7 @@ impl<'f> Resolver<'f> {
         match scalar {
             Ty::Int(it) if it.signed && d == Display::Hex => {
                 self.r.error(
-                    "E0320",
+                    Code::E0320,
                     &at,
                     "Wireshark shows signed integers in decimal only",
                     Some("make the field unsigned, or drop 'display'".into()),
@@ -34,7 +34,7 @@ impl<'f> Resolver<'f> {
             // from (not the bytes a bit-stream value straddles).
             Ty::Int(it) if d == Display::Bin && (it.bits > 32 || layout.is_bits()) => {
                 self.r.error(
-                    "E0321",
+                    Code::E0321,
                     &at,
                     "'display: bin' applies to integers of at most 32 bits in byte layouts",
                     Some("use 'hex', or put the field in a bit group (its bits are drawn)".into()),
@@ -43,7 +43,7 @@ impl<'f> Resolver<'f> {
             }
             Ty::VarInt(_) if d == Display::Bin => {
                 self.r.error(
-                    "E0322",
+                    Code::E0322,
                     &at,
                     "'display: bin' applies to fixed-width integers",
                     Some("use 'hex' or 'dec' for a varint".into()),
@@ -53,7 +53,7 @@ impl<'f> Resolver<'f> {
             Ty::Int(_) | Ty::VarInt(VarInt::Leb128 | VarInt::RiptideLen) => Some(d),
             _ => {
                 self.r.error(
-                    "E0323",
+                    Code::E0323,
                     &at,
                     "'display' applies to unsigned integer fields",
                     Some("enums and flag sets show their names".into()),
@@ -75,7 +75,7 @@ impl<'f> Resolver<'f> {
         let at = format!("{fp}.filter");
         if ty.value_struct().is_none() {
             self.r.error(
-                "E0324",
+                Code::E0324,
                 &at,
                 "'filter' names the fields of a struct-typed value",
                 Some(
@@ -90,7 +90,7 @@ impl<'f> Resolver<'f> {
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
         if !ok {
             self.r.error(
-                "E0325",
+                Code::E0325,
                 &at,
                 format!("'{name}' is not a filter name part"),
                 Some(
@@ -139,7 +139,7 @@ impl<'f> Resolver<'f> {
                     .or(Some("one of zlib, deflate, gzip".into()))
             };
             self.r.error(
-                "E0326",
+                Code::E0326,
                 &method_at,
                 format!("unknown compression '{method}'"),
                 hint,
@@ -149,7 +149,7 @@ impl<'f> Resolver<'f> {
         let max = match max {
             Some(0) => {
                 self.r.error(
-                    "E0327",
+                    Code::E0327,
                     &format!("{at}.max"),
                     "'max' must be at least 1",
                     None,
@@ -158,7 +158,7 @@ impl<'f> Resolver<'f> {
             }
             Some(m) if m > u64::from(u32::MAX) => {
                 self.r.error(
-                    "E0328",
+                    Code::E0328,
                     &format!("{at}.max"),
                     "'max' is the most bytes one field decompresses to: at most 4 GiB",
                     None,
@@ -170,7 +170,7 @@ impl<'f> Resolver<'f> {
         };
         if layout != Layout::Bytes {
             self.r.error(
-                "E0329",
+                Code::E0329,
                 &at,
                 "compressed fields are for byte layouts",
                 Some(
@@ -184,7 +184,7 @@ impl<'f> Resolver<'f> {
             Ty::Struct(..) => ty,
             other => {
                 self.r.error(
-                    "E0330",
+                    Code::E0330,
                     &at,
                     "'compression' applies to fields of a struct type",
                     Some("put the compressed fields in a type of their own".into()),
@@ -199,13 +199,13 @@ impl<'f> Resolver<'f> {
     pub(super) fn valid(&mut self, v: &schema::ValidDef, ty: &Ty, at: &str) -> Option<Valid> {
         if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
             self.r
-                .error("E0331", at, "'valid' applies to integer fields", None);
+                .error(Code::E0331, at, "'valid' applies to integer fields", None);
             return None;
         }
         Some(match v {
             schema::ValidDef::List(l) if l.is_empty() => {
                 self.r.error(
-                    "E0332",
+                    Code::E0332,
                     at,
                     "an empty list of valid values",
                     Some("list the values the field may hold".into()),
@@ -218,7 +218,7 @@ impl<'f> Resolver<'f> {
                 max: Some(hi),
             } if lo > hi => {
                 self.r
-                    .error("E0333", at, format!("min {lo} is above max {hi}"), None);
+                    .error(Code::E0333, at, format!("min {lo} is above max {hi}"), None);
                 return None;
             }
             schema::ValidDef::Range {
@@ -226,7 +226,7 @@ impl<'f> Resolver<'f> {
                 max: None,
             } => {
                 self.r.error(
-                    "E0334",
+                    Code::E0334,
                     at,
                     "'valid' needs a 'min', a 'max' or a list",
                     None,
@@ -261,7 +261,7 @@ impl<'f> Resolver<'f> {
             }
             _ => {
                 self.r.error(
-                    "E0335",
+                    Code::E0335,
                     at,
                     "only integer and enum fields can be constants",
                     None,
@@ -273,7 +273,7 @@ impl<'f> Resolver<'f> {
             (schema::ConstDef::Int(v), _) if *v <= max => Some(*v),
             (schema::ConstDef::Int(v), _) => {
                 self.r.error(
-                    "E0336",
+                    Code::E0336,
                     at,
                     format!("constant {v:#x} does not fit in {bits} bits"),
                     None,
@@ -285,7 +285,7 @@ impl<'f> Resolver<'f> {
                 match def.values.get(bare) {
                     Some(v) if v.is_range() => {
                         self.r.error(
-                            "E0337",
+                            Code::E0337,
                             at,
                             format!("'{bare}' names a range of values of '{en}', not one value"),
                             Some("give the value's number".into()),
@@ -296,7 +296,7 @@ impl<'f> Resolver<'f> {
                     None => {
                         let hint = did_you_mean(bare, def.values.keys().map(String::as_str));
                         self.r.error(
-                            "E0338",
+                            Code::E0338,
                             at,
                             format!("'{bare}' is not a value of enum '{en}'"),
                             hint,
@@ -307,7 +307,7 @@ impl<'f> Resolver<'f> {
             }
             (schema::ConstDef::Negative(v), _) => {
                 self.r.error(
-                    "E0339",
+                    Code::E0339,
                     at,
                     format!("constant {v} is negative: constants are written as their wire bits"),
                     Some(format!(
@@ -319,7 +319,7 @@ impl<'f> Resolver<'f> {
             }
             (schema::ConstDef::Name(n), None) => {
                 self.r.error(
-                    "E0340",
+                    Code::E0340,
                     at,
                     format!("constant '{n}' is a name, but the field is an integer"),
                     Some("write the number".into()),

@@ -82,7 +82,7 @@ impl<'f> Resolver<'f> {
         });
         if condition.is_some() && role != Role::Value {
             self.r.error(
-                "E0313",
+                Code::E0313,
                 &scope("if"),
                 "constants, checksums and reserved fields cannot be conditional",
                 None,
@@ -98,7 +98,7 @@ impl<'f> Resolver<'f> {
         let padding = self.padding(fp, f.pad, f.align, layout);
         if padding.any() && f.condition.is_some() {
             self.r.error(
-                "E0318",
+                Code::E0318,
                 &scope("if"),
                 "a padded or aligned field cannot be conditional",
                 Some("put the field and its padding in a type of their own".into()),
@@ -145,7 +145,7 @@ impl<'f> Resolver<'f> {
         if let Some(sw) = &f.switch {
             if f.ty.is_some() {
                 self.r.error(
-                    "E0301",
+                    Code::E0301,
                     &scope("type"),
                     "a field has either a 'type' or a 'switch', not both",
                     None,
@@ -174,7 +174,7 @@ impl<'f> Resolver<'f> {
                 Err(e) => {
                     let p = self.r.locs.value(&scope("type"));
                     self.r.error_at(
-                        "E0302",
+                        Code::E0302,
                         p.line,
                         p.col + e.at,
                         e.message,
@@ -185,7 +185,7 @@ impl<'f> Resolver<'f> {
             }
         } else {
             self.r.error(
-                "E0303",
+                Code::E0303,
                 fp,
                 format!("field '{}' has no 'type'", f.name),
                 Some("add e.g. 'type: u8'".into()),
@@ -205,7 +205,7 @@ impl<'f> Resolver<'f> {
             )
         {
             self.r.error(
-                "E0304",
+                Code::E0304,
                 &scope("length"),
                 "'length' applies to bytes, string, struct, switch and array fields",
                 None,
@@ -222,7 +222,7 @@ impl<'f> Resolver<'f> {
         if matches!(ty, Ty::Array(_, Len::Bytes(_)))
             && ((layout != Layout::Bytes && !bits_ok) || f.packed)
         {
-            self.r.error("E0305",
+            self.r.error(Code::E0305,
                 &scope("length"),
                 if f.packed {
                     "an array sized in bytes ('length') cannot be packed"
@@ -241,7 +241,7 @@ impl<'f> Resolver<'f> {
         .is_some_and(|l| matches!(l, Len::VarPrefix(_)));
         if var_prefixed && layout != Layout::Bytes {
             self.r.error(
-                "E0306",
+                Code::E0306,
                 &scope("prefix"),
                 "a varint prefix in a bit-stream layout",
                 Some("use an integer prefix ('prefix: u8') in bit streams".into()),
@@ -249,7 +249,7 @@ impl<'f> Resolver<'f> {
         }
         if f.encoding.is_some() && !matches!(ty, Ty::Str(..)) {
             self.r.error(
-                "E0307",
+                Code::E0307,
                 &scope("encoding"),
                 "'encoding' applies to 'string' and 'strz' fields",
                 None,
@@ -257,7 +257,7 @@ impl<'f> Resolver<'f> {
         }
         if f.count.is_some() && !matches!(ty, Ty::Array(..)) {
             self.r.error(
-                "E0308",
+                Code::E0308,
                 &scope("count"),
                 "'count' applies to array fields ('T[]')",
                 None,
@@ -265,7 +265,7 @@ impl<'f> Resolver<'f> {
         }
         if f.element.is_some() && !matches!(ty, Ty::Array(..)) {
             self.r.error(
-                "E0309",
+                Code::E0309,
                 &scope("element"),
                 "'element' frames the elements of an array of structs ('T[]')",
                 None,
@@ -305,7 +305,7 @@ impl<'f> Resolver<'f> {
                         })
                     }
                     _ => self.r.error(
-                        "E0310",
+                        Code::E0310,
                         &scope("type"),
                         format!("the {} checksum is stored in a u{width} field", algo.name()),
                         Some(format!("type: u{width}")),
@@ -316,7 +316,7 @@ impl<'f> Resolver<'f> {
         if f.reserved {
             let fixed_bytes = matches!(ty, Ty::Bytes(Len::Expr(Expr::Int(_, _))));
             if role != Role::Value {
-                self.r.error("E0311",
+                self.r.error(Code::E0311,
                     &scope("reserved"),
                     "a reserved field is written as zero: it cannot also be a constant or a checksum",
                     None,
@@ -325,7 +325,7 @@ impl<'f> Resolver<'f> {
                 role = Role::Reserved;
             } else {
                 self.r.error(
-                    "E0312",
+                    Code::E0312,
                     &scope("reserved"),
                     "reserved fields are integers, or bytes of a constant length in byte layouts",
                     Some("e.g. 'type: u16' or 'type: bytes' with 'length: 3'".into()),
@@ -341,7 +341,7 @@ impl<'f> Resolver<'f> {
         if let Some(m) = f.max {
             if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
                 self.r.error(
-                    "E0314",
+                    Code::E0314,
                     &scope("max"),
                     "'max' applies to integer fields",
                     None,
@@ -350,7 +350,7 @@ impl<'f> Resolver<'f> {
             if let Ty::Int(it) = ty {
                 if m > it.max_value() {
                     self.r.error(
-                        "E0315",
+                        Code::E0315,
                         &scope("max"),
                         format!("max {m} does not fit in {} bits", it.bits),
                         None,
@@ -360,7 +360,7 @@ impl<'f> Resolver<'f> {
         }
         if f.optional {
             self.r.error(
-                "E0316",
+                Code::E0316,
                 &scope("optional"),
                 "presence-bit optional fields are not supported yet",
                 Some("use 'if' with an explicit flag field".into()),
@@ -401,7 +401,7 @@ impl<'f> Resolver<'f> {
                 || !matches!(ty, Ty::Array(e, _) if matches!(**e, Ty::Bool)))
         {
             self.r.error(
-                "E0317",
+                Code::E0317,
                 &scope("packed"),
                 "'packed' applies to bool[] in byte layouts",
                 Some("in bit streams every bool is one bit already".into()),
@@ -431,8 +431,12 @@ impl<'f> Resolver<'f> {
                 }
                 None => {
                     let hint = did_you_mean(table, self.tables.keys().map(String::as_str));
-                    self.r
-                        .error_key("E0319", &sp, format!("unknown state table '{table}'"), hint);
+                    self.r.error_key(
+                        Code::E0319,
+                        &sp,
+                        format!("unknown state table '{table}'"),
+                        hint,
+                    );
                 }
             }
         }
@@ -452,14 +456,14 @@ impl<'f> Resolver<'f> {
             let Some(v) = v else { continue };
             if layout != Layout::Bytes {
                 self.r.error(
-                    "E0341",
+                    Code::E0341,
                     &format!("{at}.{key}"),
                     format!("'{key}' in a bit-stream layout"),
                     Some("padding and alignment are whole bytes: use them in byte layouts".into()),
                 );
             } else if v == 0 || v > u32::MAX as u64 {
                 self.r.error(
-                    "E0342",
+                    Code::E0342,
                     &format!("{at}.{key}"),
                     format!("'{key}: {v}'"),
                     Some("a size of 1 or more bytes".into()),
@@ -480,8 +484,12 @@ impl<'f> Resolver<'f> {
                 parts.push(InfoPart::Text(rest[..open].to_string()));
             }
             let Some(close) = rest[open..].find('}') else {
-                self.r
-                    .error("E0343", &format!("{yp}.info"), "unclosed '{' in info", None);
+                self.r.error(
+                    Code::E0343,
+                    &format!("{yp}.info"),
+                    "unclosed '{' in info",
+                    None,
+                );
                 return parts;
             };
             let name = &rest[open + 1..open + close];
@@ -490,7 +498,7 @@ impl<'f> Resolver<'f> {
                 None => {
                     let hint = did_you_mean(name, fields.iter().map(|f| f.name.as_str()));
                     self.r.error(
-                        "E0344",
+                        Code::E0344,
                         &format!("{yp}.info"),
                         format!("unknown field '{name}' in info"),
                         hint,

@@ -136,7 +136,7 @@ impl<'f> Resolver<'f> {
             let at = &spec.path;
             if !is_snake_ident(&spec.name) {
                 self.r.error(
-                    "E1401",
+                    Code::E1401,
                     &format!("{at}.name"),
                     format!("field name '{}' is not snake_case", spec.name),
                     None,
@@ -144,7 +144,7 @@ impl<'f> Resolver<'f> {
             }
             if fields.iter().any(|f| f.name == spec.name) {
                 self.r.error(
-                    "E1402",
+                    Code::E1402,
                     &format!("{at}.name"),
                     format!(
                         "the bit group '{}' has the name of a field of '{name}'",
@@ -155,14 +155,14 @@ impl<'f> Resolver<'f> {
             }
             for key in &spec.stray_keys {
                 self.r.error(
-                    "E1403",
+                    Code::E1403,
                     &format!("{at}.{key}"),
                     format!("'{key}' on a bit group: the group only holds its fields"),
                     Some("put it on one of the group's fields".into()),
                 );
             }
             if layout.is_bits() {
-                self.r.error("E1404",
+                self.r.error(Code::E1404,
                     &format!("{at}.fields"),
                     format!(
                         "a bit group in the {} type '{name}': a bit stream packs its fields already",
@@ -195,7 +195,7 @@ impl<'f> Resolver<'f> {
                     "use a wider integer, or move fields out of the group".to_string()
                 };
                 self.r.error(
-                    "E1409",
+                    Code::E1409,
                     &format!("{at}.fields"),
                     format!(
                         "the fields of bit group '{}' take {total} bits of its {}",
@@ -222,7 +222,7 @@ impl<'f> Resolver<'f> {
             None | Some(LayoutDef::LsbBits) => false,
             Some(LayoutDef::MsbBits) => true,
             Some(LayoutDef::Bytes) => {
-                self.r.error("E1405",
+                self.r.error(Code::E1405,
                     &format!("{}.layout", spec.path),
                     "a bit group packs bits: its layout is a bit order",
                     Some("expected 'lsb-bits' (the first field in the lowest bits) or 'msb-bits' (in the highest)".into()),
@@ -257,7 +257,7 @@ impl<'f> Resolver<'f> {
             }
             _ => {
                 self.r.error(
-                    "E1406",
+                    Code::E1406,
                     &format!("{}.type", spec.path),
                     format!(
                         "the bit group '{}' needs an unsigned integer of 1 to 8 whole bytes",
@@ -281,7 +281,7 @@ impl<'f> Resolver<'f> {
             _ => 0,
         };
         if width == 0 {
-            self.r.error("E1407",
+            self.r.error(Code::E1407,
                 &format!("{fp}.type"),
                 format!(
                     "'{}' in a bit group: only integers, bools, enums and flag sets are packed into one",
@@ -315,7 +315,7 @@ impl<'f> Resolver<'f> {
         for (bad, key, why) in extra {
             if bad {
                 self.r.error(
-                    "E1408",
+                    Code::E1408,
                     &format!("{fp}.{key}"),
                     format!("'{key}' on '{}': {why}", f.name),
                     Some("move the field out of the group".into()),

@@ -96,7 +96,7 @@ impl<'f> Resolver<'f> {
         let p = &self.file.protocol;
         if !is_snake_ident(&p.name) {
             self.r.error(
-                "E0101",
+                Code::E0101,
                 "protocol.name",
                 format!("protocol name '{}' is not a lower-case identifier", p.name),
                 Some("use letters, digits and '_', e.g. 'rtype' or 'riptide_2_0'".into()),
@@ -147,7 +147,7 @@ impl<'f> Resolver<'f> {
         let root = self.root_type();
         if self.file.types.is_empty() {
             self.r.error(
-                "E0109",
+                Code::E0109,
                 "types",
                 "a schema needs at least one type under 'types'",
                 None,
@@ -199,7 +199,7 @@ impl<'f> Resolver<'f> {
         }
         if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
             self.r.error(
-                "E0110",
+                Code::E0110,
                 "protocol.conversation",
                 "an opening needs the server's UDP ports",
                 Some("add transport.udp.ports".into()),
@@ -231,7 +231,7 @@ impl<'f> Resolver<'f> {
         if layout.is_bits() && endian != stream.endian {
             let drop = stream.other;
             self.r.error(
-                "E0102",
+                Code::E0102,
                 "protocol.endian",
                 format!(
                     "a {drop}-endian protocol in 'layout: {}': bit streams are read \
@@ -262,7 +262,7 @@ impl<'f> Resolver<'f> {
                 let yp = format!("{kind}.{name}");
                 if !is_camel_ident(name) {
                     self.r.error_key(
-                        "E0103",
+                        Code::E0103,
                         &yp,
                         format!("type name '{name}' is not UpperCamelCase"),
                         Some(format!("e.g. '{}'", name.to_upper_camel_case())),
@@ -270,7 +270,7 @@ impl<'f> Resolver<'f> {
                 }
                 if let Some(prev) = taken.insert(name.clone(), kind.to_string()) {
                     self.r.error_key(
-                        "E0104",
+                        Code::E0104,
                         &yp,
                         format!("duplicate type name '{name}' (already declared in '{prev}')"),
                         None,
@@ -293,7 +293,7 @@ impl<'f> Resolver<'f> {
             if items.is_none() {
                 let hint = did_you_mean(&t.items, self.enum_ids.keys().map(String::as_str));
                 self.r.error(
-                    "E0105",
+                    Code::E0105,
                     &format!("protocol.state.{name}.items"),
                     format!("'{}' is not an enum", t.items),
                     hint,
@@ -318,7 +318,7 @@ impl<'f> Resolver<'f> {
         };
         if root_name.is_empty() {
             self.r.error(
-                "E0106",
+                Code::E0106,
                 "protocol",
                 "the protocol needs a 'root' type",
                 Some("the type of one whole message, e.g. 'root: Packet'".into()),
@@ -326,7 +326,7 @@ impl<'f> Resolver<'f> {
         }
         for target in self.file.cases.keys() {
             self.r.error_key(
-                "E0107",
+                Code::E0107,
                 &format!("cases.{target}"),
                 format!("'{target}' is not a switch field of the base schema"),
                 Some("write 'Type.field', e.g. 'Packet.payload'".into()),
@@ -338,7 +338,7 @@ impl<'f> Resolver<'f> {
             None => {
                 let hint = did_you_mean(&root_name, self.struct_ids.keys().map(String::as_str));
                 self.r.error(
-                    "E0108",
+                    Code::E0108,
                     "protocol.root",
                     format!("unknown root type '{root_name}'"),
                     hint,

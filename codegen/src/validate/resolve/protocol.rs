@@ -63,7 +63,7 @@ impl<'f> Resolver<'f> {
         }
         for (at, msg) in clashes {
             self.r.error(
-                "E0701",
+                Code::E0701,
                 &at,
                 format!("{msg}: a bit stream keeps one bit order"),
                 Some("use one bit order for the types of one stream, or copy the type".into()),
@@ -87,7 +87,7 @@ impl<'f> Resolver<'f> {
             _ => false,
         };
         if !piece_ok {
-            self.r.error("E0702", &format!("{yp}.field"), format!("'{}' must be a bytes field that runs to the end, or a switch whose default is bytes", r.field), None);
+            self.r.error(Code::E0702, &format!("{yp}.field"), format!("'{}' must be a bytes field that runs to the end, or a switch whose default is bytes", r.field), None);
         }
         let index = field_of(self, &r.index, "index")?;
         let mut key = Vec::new();
@@ -103,13 +103,13 @@ impl<'f> Resolver<'f> {
                     yaml_path: &format!("{yp}.last"),
                 };
                 let e = self.expr_of(&scope, last, ExprTy::Bool);
-                self.refuse_encoder_filled(proto, &e, &format!("{yp}.last"), "E0716");
+                self.refuse_encoder_filled(proto, &e, &format!("{yp}.last"), Code::E0716);
                 PieceEnd::Last(e)
             }
             (None, Some(count)) => PieceEnd::Count(field_of(self, count, "count")?),
             _ => {
                 self.r.error(
-                    "E0703",
+                    Code::E0703,
                     yp,
                     "reassembly needs exactly one of 'last' and 'count'",
                     None,
@@ -124,7 +124,7 @@ impl<'f> Resolver<'f> {
                 yaml_path: &format!("{yp}.when"),
             };
             let e = self.expr_of(&scope, w, ExprTy::Bool);
-            self.refuse_encoder_filled(proto, &e, &format!("{yp}.when"), "E0717");
+            self.refuse_encoder_filled(proto, &e, &format!("{yp}.when"), Code::E0717);
             e
         });
         // The crate reads these of a decoded packet too.
@@ -134,7 +134,13 @@ impl<'f> Resolver<'f> {
                 .map(|(k, f)| (*f, format!("key.{k}"))),
         );
         for (fi, at) in named {
-            self.refuse_encoder_filled_field(proto, proto.root, fi, &format!("{yp}.{at}"), "E0718");
+            self.refuse_encoder_filled_field(
+                proto,
+                proto.root,
+                fi,
+                &format!("{yp}.{at}"),
+                Code::E0718,
+            );
         }
         let whole = self.reassembly_whole(proto, r)?;
         let numbered = match &r.numbered {
@@ -142,7 +148,7 @@ impl<'f> Resolver<'f> {
                 let fi = field_of(self, name, "numbered")?;
                 if !matches!(root.fields[fi].ty, Ty::Int(it) if !it.signed) {
                     self.r.error(
-                        "E0708",
+                        Code::E0708,
                         &format!("{yp}.numbered"),
                         format!("'{name}' must be an unsigned integer field"),
                         None,
@@ -154,7 +160,7 @@ impl<'f> Resolver<'f> {
         };
         if r.piece_size == Some(0) {
             self.r.error(
-                "E0709",
+                Code::E0709,
                 &format!("{yp}.piece_size"),
                 "piece_size must be at least 1",
                 None,
@@ -193,13 +199,17 @@ impl<'f> Resolver<'f> {
                     self.struct_ids.get(sv).copied(),
                 );
                 if client.is_none() || server.is_none() {
-                    self.r
-                        .error("E0704", yp, "unknown whole type for client or server", None);
+                    self.r.error(
+                        Code::E0704,
+                        yp,
+                        "unknown whole type for client or server",
+                        None,
+                    );
                     return None;
                 }
                 if proto.transport.udp_ports.is_empty() {
                     self.r.error(
-                        "E0705",
+                        Code::E0705,
                         yp,
                         "reassembly by direction needs the server's UDP ports",
                         Some("add transport.udp.ports".into()),
@@ -214,7 +224,7 @@ impl<'f> Resolver<'f> {
                 let fi = self.field_in(proto, proto.root, &label, f, &format!("{yp}.as"))?;
                 if !matches!(root.fields[fi].ty, Ty::Union(_)) {
                     self.r.error(
-                        "E0706",
+                        Code::E0706,
                         &format!("{yp}.as"),
                         format!("'{f}' is not a switch"),
                         None,
@@ -224,7 +234,7 @@ impl<'f> Resolver<'f> {
             }
             _ => {
                 self.r.error(
-                    "E0707",
+                    Code::E0707,
                     yp,
                     "say what the whole is: 'client' and 'server' types, or 'as' a switch field",
                     None,
@@ -260,7 +270,7 @@ impl<'f> Resolver<'f> {
         if found.is_none() {
             let hint = did_you_mean(name, s.fields.iter().map(|f| f.name.as_str()));
             self.r.error(
-                "E0710",
+                Code::E0710,
                 yp,
                 format!("'{name}' is not a field of {label}"),
                 hint,
@@ -274,7 +284,7 @@ impl<'f> Resolver<'f> {
         if found.is_none() {
             let hint = did_you_mean(name, self.struct_ids.keys().map(String::as_str));
             self.r
-                .error("E0711", yp, format!("unknown type '{name}'"), hint);
+                .error(Code::E0711, yp, format!("unknown type '{name}'"), hint);
         }
         found
     }
@@ -291,7 +301,7 @@ impl<'f> Resolver<'f> {
                 "server" => Side::Server,
                 other => {
                     self.r.error(
-                        "E0712",
+                        Code::E0712,
                         &format!("{yp}.from"),
                         format!("unknown side '{other}'"),
                         Some("expected 'client' or 'server'".into()),
@@ -319,7 +329,7 @@ impl<'f> Resolver<'f> {
         let Some(prefix) = prefix else {
             if tcp.max_message.is_some() {
                 self.r.error(
-                    "E0713",
+                    Code::E0713,
                     yp,
                     "'max_message' bounds a length prefix, and this transport has none",
                     Some("add 'length_prefix' (e.g. u16le) or remove 'max_message'".into()),
@@ -330,12 +340,12 @@ impl<'f> Resolver<'f> {
         match tcp.max_message {
             Some(0) => {
                 self.r
-                    .error("E0714", yp, "'max_message' must be at least 1", None);
+                    .error(Code::E0714, yp, "'max_message' must be at least 1", None);
                 0
             }
             Some(n) if n > prefix.max_value() => {
                 self.r.error(
-                    "E0715",
+                    Code::E0715,
                     yp,
                     format!(
                         "'max_message' {n} is more than the length prefix can announce ({})",
@@ -347,7 +357,7 @@ impl<'f> Resolver<'f> {
             }
             Some(n) if i128::from(n) + i128::from(counted) > i128::from(prefix.max_value()) => {
                 self.r.error(
-                    "E0721",
+                    Code::E0721,
                     yp,
                     format!(
                         "a message of {n} bytes needs a prefix of {}, more than it can hold ({})",
@@ -373,7 +383,7 @@ impl<'f> Resolver<'f> {
         let yp = "protocol.transport.tcp";
         match (&tcp.length_prefix, tcp.framing) {
             (None, None) => self.r.error(
-                "E0722",
+                Code::E0722,
                 yp,
                 "TCP carries a stream, not messages: without a framing, a message cut across \
                  segments, or several in one segment, is misread",
@@ -384,7 +394,7 @@ impl<'f> Resolver<'f> {
                 ),
             ),
             (Some(_), Some(schema::TcpFraming::None)) => self.r.error(
-                "E0723",
+                Code::E0723,
                 &format!("{yp}.framing"),
                 "'framing: none' and a 'length_prefix' contradict each other",
                 Some("keep the one the protocol uses".into()),
@@ -407,7 +417,7 @@ impl<'f> Resolver<'f> {
             if tcp.length_counts.is_some() || tcp.length_adjust.is_some() || tcp.length_at.is_some()
             {
                 self.r.error(
-                    "E0719",
+                    Code::E0719,
                     yp,
                     "'length_counts', 'length_adjust' and 'length_at' say where a length prefix \
                      is and what it counts, and this transport has none",
@@ -429,7 +439,7 @@ impl<'f> Resolver<'f> {
         let shortest = at.map_or(0, |at| at as i64 + size);
         if shortest + counted < 0 {
             self.r.error(
-                "E0720",
+                Code::E0720,
                 &format!("{yp}.length_adjust"),
                 format!(
                     "the length would be {} for the shortest frame ({shortest} bytes): a value \
@@ -466,7 +476,7 @@ impl<'f> Resolver<'f> {
                     prefix.endian.words()
                 );
                 self.r.error(
-                    "E0724",
+                    Code::E0724,
                     yp,
                     message,
                     Some(format!(
@@ -483,7 +493,7 @@ impl<'f> Resolver<'f> {
                     f.name
                 );
                 self.r.error(
-                    "E0726",
+                    Code::E0726,
                     yp,
                     message,
                     Some(format!(
@@ -498,7 +508,7 @@ impl<'f> Resolver<'f> {
             return;
         }
         self.r.error(
-            "E0725",
+            Code::E0725,
             yp,
             format!("no field of the root starts at byte {at} after fields of fixed size"),
             Some(

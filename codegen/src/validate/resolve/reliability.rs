@@ -9,7 +9,7 @@ impl<'f> Resolver<'f> {
         let def: &ReliabilityDef = self.file.protocol.reliability.as_ref()?;
         if proto.application.is_some() {
             self.r.error(
-                "E1601",
+                Code::E1601,
                 "protocol.reliability",
                 "an application schema rides on its transport's numbering",
                 Some("declare reliability in the transport's schema".into()),
@@ -42,7 +42,7 @@ impl<'f> Resolver<'f> {
         }
         if def.ping.is_empty() != def.pong.is_empty() {
             self.r.error(
-                "E1606",
+                Code::E1606,
                 "protocol.reliability",
                 "a ping needs its reply: give both 'ping' and 'pong'",
                 None,
@@ -65,7 +65,7 @@ impl<'f> Resolver<'f> {
         let wrap = d.wrap.unwrap_or(range);
         if wrap < 2 || wrap > range {
             self.r.error(
-                "E1602",
+                Code::E1602,
                 &format!("{yp}.wrap"),
                 format!("wrap {wrap} is outside 2..={range} (the field's range)"),
                 None,
@@ -93,7 +93,7 @@ impl<'f> Resolver<'f> {
             (None, None) => None,
             _ => {
                 self.r.error(
-                    "E1603",
+                    Code::E1603,
                     &yp,
                     "'part' and 'last' go together",
                     Some("name the part field and the condition of the last part".into()),
@@ -139,7 +139,7 @@ impl<'f> Resolver<'f> {
         let wants_part = channel_parts && !d.cumulative;
         if part.is_some() != wants_part && (d.part.is_some() || wants_part) {
             self.r.error(
-                "E1604",
+                Code::E1604,
                 &yp,
                 if wants_part {
                     "its numbering has parts: name the acked part too"
@@ -157,7 +157,7 @@ impl<'f> Resolver<'f> {
         });
         if bits.is_some() && d.cumulative {
             self.r.error(
-                "E1605",
+                Code::E1605,
                 &yp,
                 "an ack is cumulative or carries a bitfield, not both",
                 None,
@@ -210,7 +210,7 @@ impl<'f> Resolver<'f> {
             match only_routes(proto, sid) {
                 Ok(routes) => out.carriers.push((sid, routes)),
                 Err(why) => self.r.error(
-                    "E1607",
+                    Code::E1607,
                     &format!("protocol.reliability.{at}.in"),
                     format!("the analysis reads values the root holds in one place only: {why}"),
                     None,
@@ -249,7 +249,7 @@ impl<'f> Resolver<'f> {
             // numbers and ids up to 32 bits, parts up to 16 (a place is number * 65536 + part).
             (Ty::Int(it), Role::Value, None) if !it.signed && it.bits > max_bits => {
                 self.r.error(
-                    "E1612",
+                    Code::E1612,
                     yp,
                     format!(
                         "'{name}' is {} bits wide; the analysis reads at most {max_bits}",
@@ -262,7 +262,7 @@ impl<'f> Resolver<'f> {
             (Ty::Int(it), Role::Value, None) if !it.signed => Some((fi, *it)),
             _ => {
                 self.r.error(
-                    "E1608",
+                    Code::E1608,
                     yp,
                     format!("'{name}' must be an unsigned integer field, always present, that the sender sets"),
                     None,
@@ -290,7 +290,7 @@ impl<'f> Resolver<'f> {
         };
         let e = self.expr_of(&scope, text, ExprTy::Bool);
         // The crate reads a decoded value: the fields the encoder fills are not in it.
-        self.refuse_encoder_filled(proto, &e, &at, "E1613");
+        self.refuse_encoder_filled(proto, &e, &at, Code::E1613);
         e
     }
 
@@ -307,7 +307,7 @@ impl<'f> Resolver<'f> {
         if let Some(i) = out.channels.iter().position(|c| c.name == name) {
             if let Some(w) = wrap.filter(|w| *w != out.channels[i].wrap) {
                 self.r.error(
-                    "E1609",
+                    Code::E1609,
                     yp,
                     format!(
                         "channel '{name}' counts modulo {}, this numbering modulo {w}",
@@ -321,7 +321,7 @@ impl<'f> Resolver<'f> {
         let Some(wrap) = wrap else {
             let known: Vec<&str> = out.channels.iter().map(|c| c.name.as_str()).collect();
             self.r.error(
-                "E1610",
+                Code::E1610,
                 &format!("{yp}.channel"),
                 format!("no sequence numbers channel '{name}'"),
                 did_you_mean(name, known),
@@ -329,7 +329,7 @@ impl<'f> Resolver<'f> {
             return 0;
         };
         if out.channels.len() == 256 {
-            self.r.error("E1611", yp, "at most 256 channels", None);
+            self.r.error(Code::E1611, yp, "at most 256 channels", None);
         }
         out.channels.push(Channel {
             name: name.into(),
@@ -361,7 +361,7 @@ impl<'f> Resolver<'f> {
                 continue;
             };
             self.r.error(
-                "E1614",
+                Code::E1614,
                 &format!("protocol.reliability.sequence.{k}.channel"),
                 format!("no ack names channel '{name}': its numbers would never be acknowledged"),
                 Some(format!("did you mean '{meant}'?")),

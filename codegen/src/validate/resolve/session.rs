@@ -14,7 +14,7 @@ impl<'f> Resolver<'f> {
     ) -> Vec<Stream> {
         if fields.is_empty() {
             self.r.error(
-                "E0802",
+                Code::E0802,
                 &format!("{yp}.fields"),
                 "name at least one bytes field",
                 None,
@@ -22,7 +22,7 @@ impl<'f> Resolver<'f> {
         }
         if !as_types.is_empty() && as_types.len() != fields.len() {
             self.r.error(
-                "E0803",
+                Code::E0803,
                 &format!("{yp}.as"),
                 format!(
                     "'as' gives {} types for {} fields",
@@ -40,7 +40,7 @@ impl<'f> Resolver<'f> {
             };
             if !matches!(proto.structs[sid].fields[field].ty, Ty::Bytes(_)) {
                 self.r.error(
-                    "E0804",
+                    Code::E0804,
                     &fp,
                     format!("'{name}' must be a bytes field"),
                     None,
@@ -53,7 +53,7 @@ impl<'f> Resolver<'f> {
             if let Some(w) = whole {
                 if proto.structs[w].layout != Layout::Bytes {
                     self.r.error(
-                        "E0805",
+                        Code::E0805,
                         &format!("{yp}.as.{i}"),
                         "a joined stream decodes as a byte-aligned type",
                         None,
@@ -78,7 +78,7 @@ impl<'f> Resolver<'f> {
             let end = self.struct_named(&j.end, &format!("{yp}.end"));
             if proto.structs[sid].layout != Layout::Bytes {
                 self.r.error(
-                    "E0817",
+                    Code::E0817,
                     &format!("{yp}.in"),
                     "parts in bit-stream types are not supported yet",
                     None,
@@ -91,7 +91,7 @@ impl<'f> Resolver<'f> {
             // Three roles, three types: a begin that is also a piece would start and feed.
             if begin == end || begin == sid || end == sid {
                 self.r.error(
-                    "E0818",
+                    Code::E0818,
                     &yp,
                     "the pieces, the begin and the end message are three different types",
                     Some("name the packet types that start and end a payload, such as MAP_BEGIN and MAP_DONE".into()),
@@ -101,7 +101,7 @@ impl<'f> Resolver<'f> {
                 || proto.joins.iter().any(|o| o.in_struct == sid);
             if twice {
                 self.r.error(
-                    "E0820",
+                    Code::E0820,
                     &format!("{yp}.in"),
                     format!("'{}' carries the pieces of another join already", j.in_type),
                     Some("one join per type of pieces".into()),
@@ -109,7 +109,7 @@ impl<'f> Resolver<'f> {
             }
             if j.max_size == Some(0) {
                 self.r.error(
-                    "E0819",
+                    Code::E0819,
                     &format!("{yp}.max_size"),
                     "max_size must be at least 1",
                     None,
@@ -135,7 +135,7 @@ impl<'f> Resolver<'f> {
             };
             if proto.structs[sid].layout != Layout::Bytes {
                 self.r.error(
-                    "E0801",
+                    Code::E0801,
                     &format!("{yp}.in"),
                     "parts in bit-stream types are not supported yet",
                     None,
@@ -167,7 +167,7 @@ impl<'f> Resolver<'f> {
                 Ty::Int(it) if !it.signed => it.max_value().saturating_add(1),
                 _ => {
                     self.r.error(
-                        "E0806",
+                        Code::E0806,
                         &format!("{yp}.sequence"),
                         format!("'{}' must be an unsigned integer", j.sequence),
                         None,
@@ -178,7 +178,7 @@ impl<'f> Resolver<'f> {
             let wrap = j.wrap.unwrap_or(range);
             if wrap < 2 || wrap > range {
                 self.r.error(
-                    "E0807",
+                    Code::E0807,
                     &format!("{yp}.wrap"),
                     format!("wrap {wrap} is outside 2..={range} (the sequence field's range)"),
                     None,
@@ -196,8 +196,8 @@ impl<'f> Resolver<'f> {
             let first = cond(self, &j.first, "first");
             let last = cond(self, &j.last, "last");
             // The crate evaluates them, and reads the key and number, on decoded values.
-            self.refuse_encoder_filled(proto, &first, &format!("{yp}.first"), "E0814");
-            self.refuse_encoder_filled(proto, &last, &format!("{yp}.last"), "E0815");
+            self.refuse_encoder_filled(proto, &first, &format!("{yp}.first"), Code::E0814);
+            self.refuse_encoder_filled(proto, &last, &format!("{yp}.last"), Code::E0815);
             let numbering = [(sequence, "sequence".to_string())].into_iter().chain(
                 key.iter()
                     .enumerate()
@@ -205,11 +205,17 @@ impl<'f> Resolver<'f> {
                     .map(|(k, f)| (f.field, format!("key.{k}"))),
             );
             for (fi, at) in numbering {
-                self.refuse_encoder_filled_field(proto, sid, fi, &format!("{yp}.{at}"), "E0816");
+                self.refuse_encoder_filled_field(
+                    proto,
+                    sid,
+                    fi,
+                    &format!("{yp}.{at}"),
+                    Code::E0816,
+                );
             }
             if j.piece_size == Some(0) {
                 self.r.error(
-                    "E0808",
+                    Code::E0808,
                     &format!("{yp}.piece_size"),
                     "piece_size must be at least 1",
                     None,
@@ -249,7 +255,7 @@ impl<'f> Resolver<'f> {
                 };
                 if !matches!(proto.structs[sid].fields[key].ty, Ty::Int(_)) {
                     self.r.error(
-                        "E0809",
+                        Code::E0809,
                         &format!("{rp}.key"),
                         format!("key '{}' must be an integer field", r.key),
                         None,
@@ -273,7 +279,7 @@ impl<'f> Resolver<'f> {
                                         rest = &steps[1..];
                                     }
                                     None => self.r.error(
-                                        "E0810",
+                                        Code::E0810,
                                         &ip,
                                         format!("the joined stream '{first}' stays bytes"),
                                         None,
@@ -285,7 +291,7 @@ impl<'f> Resolver<'f> {
                 }
                 let [list, item] = rest else {
                     self.r.error(
-                        "E0811",
+                        Code::E0811,
                         &ip,
                         format!(
                             "'{}' should be an array field and its elements' field",
@@ -307,7 +313,7 @@ impl<'f> Resolver<'f> {
                 };
                 let Some(elem) = elem else {
                     self.r.error(
-                        "E0812",
+                        Code::E0812,
                         &ip,
                         format!(
                             "'{}' is not an array of a type with fields",
@@ -322,7 +328,7 @@ impl<'f> Resolver<'f> {
                 };
                 if !matches!(proto.structs[elem].fields[item].ty, Ty::Enum(e) if e == items) {
                     self.r.error(
-                        "E0813",
+                        Code::E0813,
                         &ip,
                         format!(
                             "'{}' is not of the table's enum '{}'",

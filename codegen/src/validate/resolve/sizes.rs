@@ -17,7 +17,7 @@ impl<'f> Resolver<'f> {
     ) -> Len {
         if f.length.is_some() && f.prefix.is_some() {
             self.r.error(
-                "E1501",
+                Code::E1501,
                 &format!("{fp}.prefix"),
                 "a field has either a 'length' or a 'prefix', not both",
                 None,
@@ -56,7 +56,7 @@ impl<'f> Resolver<'f> {
         if let Some(p) = &f.prefix {
             if f.count.is_some() {
                 self.r.error(
-                    "E1502",
+                    Code::E1502,
                     &format!("{fp}.prefix"),
                     "a field has either a 'count' or a 'prefix', not both",
                     None,
@@ -67,7 +67,7 @@ impl<'f> Resolver<'f> {
         if let Some(l) = &f.length {
             if f.count.is_some() {
                 self.r.error(
-                    "E1503",
+                    Code::E1503,
                     &format!("{fp}.length"),
                     "an array has either a 'count' (elements) or a 'length' (bytes), not both",
                     None,

@@ -26,7 +26,7 @@ impl<'f> Resolver<'f> {
             Some("big" | "be") => Some(Endian::Big),
             Some(other) => {
                 self.r.error(
-                    "E0201",
+                    Code::E0201,
                     yp,
                     format!("unknown byte order '{other}'"),
                     Some("expected 'little' or 'big'".into()),
@@ -53,7 +53,7 @@ impl<'f> Resolver<'f> {
             }
             _ => {
                 self.r.error(
-                    "E0202",
+                    Code::E0202,
                     yp,
                     format!("'{text}' is not an integer type"),
                     Some("expected u1..u64 or i1..i64, e.g. 'u8' or 'u16be'".into()),
@@ -76,7 +76,7 @@ impl<'f> Resolver<'f> {
             let vp = format!("{yp}.{name}");
             if !is_value_ident(name) {
                 self.r.error_key(
-                    "E0203",
+                    Code::E0203,
                     &vp,
                     format!("'{name}' is not a valid value name"),
                     Some("use letters, digits and '_'".into()),
@@ -92,14 +92,14 @@ impl<'f> Resolver<'f> {
                     };
                     if !ranges_ok {
                         self.r
-                            .error("E0204", &vp, "a flag is one bit, not a range", None);
+                            .error(Code::E0204, &vp, "a flag is one bit, not a range", None);
                         continue;
                     }
                     match crate::schema::parse_range(r) {
                         Some((lo, hi)) if lo < hi => (lo, hi, doc),
                         _ => {
                             self.r.error(
-                                "E0205",
+                                Code::E0205,
                                 &vp,
                                 format!("'{r}' is not a range"),
                                 Some(
@@ -114,7 +114,7 @@ impl<'f> Resolver<'f> {
             };
             if hi > repr.max_value() {
                 self.r.error(
-                    "E0206",
+                    Code::E0206,
                     &vp,
                     format!("value {hi} does not fit in {} bits", repr.bits),
                     None,
@@ -137,7 +137,7 @@ impl<'f> Resolver<'f> {
                     format!("range {lo}..{hi}")
                 };
                 self.r.error(
-                    "E0207",
+                    Code::E0207,
                     &vp,
                     format!("{what} is already named '{prev}'"),
                     None,
@@ -180,7 +180,7 @@ impl<'f> Resolver<'f> {
         let yp = format!("enums.{name}");
         if e.repr.is_empty() {
             self.r.error_key(
-                "E0208",
+                Code::E0208,
                 &yp,
                 format!("enum '{name}' needs a 'type'"),
                 Some("its integer type, e.g. 'type: u8'".into()),
@@ -209,7 +209,7 @@ impl<'f> Resolver<'f> {
         let yp = format!("flags.{name}");
         if f.repr.is_empty() {
             self.r.error_key(
-                "E0209",
+                Code::E0209,
                 &yp,
                 format!("flags '{name}' needs a 'type'"),
                 Some("its integer type, e.g. 'type: u8'".into()),
@@ -227,7 +227,7 @@ impl<'f> Resolver<'f> {
         for b in &bits {
             if b.value == 0 || !b.value.is_power_of_two() {
                 self.r.error(
-                    "E0210",
+                    Code::E0210,
                     &format!("{yp}.bits.{}", b.name),
                     format!(
                         "flag '{}' has mask {:#x}, which is not a single bit",
@@ -297,7 +297,7 @@ impl<'f> Resolver<'f> {
             let fp = self.r.field_path(name, i);
             if !is_snake_ident(&f.name) {
                 self.r.error(
-                    "E0217",
+                    Code::E0217,
                     &format!("{fp}.name"),
                     format!("field name '{}' is not snake_case", f.name),
                     None,
@@ -305,7 +305,7 @@ impl<'f> Resolver<'f> {
             }
             if seen.insert(&f.name, i).is_some() {
                 self.r.error(
-                    "E0218",
+                    Code::E0218,
                     &format!("{fp}.name"),
                     format!("duplicate field '{}' in type '{name}'", f.name),
                     None,
@@ -318,7 +318,7 @@ impl<'f> Resolver<'f> {
         for (i, f) in fields.iter().enumerate() {
             if i + 1 < fields.len() && runs_to_end(&f.ty) {
                 self.r.error(
-                    "E0219",
+                    Code::E0219,
                     &self.r.field_path(name, i),
                     format!(
                         "field '{}' runs to the end of '{name}' but is not its last field",
@@ -361,7 +361,7 @@ impl<'f> Resolver<'f> {
                 let stream = stream_order(s.layout);
                 if repr.bits > 8 && repr.endian != stream.endian {
                     self.r.error(
-                        "E0234",
+                        Code::E0234,
                         &format!("{}.type", self.r.field_path(&s.name, fi)),
                         format!(
                             "'{}': {what} '{name}' is a {}-endian {}-bit number, and this \

@@ -43,7 +43,7 @@ impl<'f> Resolver<'f> {
         let (tag_enum, tag_unknown) = self.tag_kind(&on, on_failed);
         if sw.tag_bits.is_some() {
             self.r.error(
-                "E0401",
+                Code::E0401,
                 &format!("{sp}.tag_bits"),
                 "unions that write their own tag bits are not supported yet",
                 None,
@@ -68,7 +68,7 @@ impl<'f> Resolver<'f> {
                     "false" => (vec![CaseValue::One(0)], "False".to_string()),
                     _ => {
                         self.r.error_key(
-                            "E0404",
+                            Code::E0404,
                             &cp,
                             format!("case key '{key}' of a bool tag"),
                             Some("a bool tag's cases are \"true\" and \"false\"".into()),
@@ -84,7 +84,7 @@ impl<'f> Resolver<'f> {
                 (Some(n), _) => {
                     if !is_camel_ident(&n) {
                         self.r.error(
-                            "E0405",
+                            Code::E0405,
                             &format!("{cp}.name"),
                             format!("variant name '{n}' is not UpperCamelCase"),
                             None,
@@ -108,7 +108,7 @@ impl<'f> Resolver<'f> {
         let (default, default_variant) = self.default_case(sw, sp);
         if cases.iter().any(|c| c.variant == default_variant) && default.is_some() {
             self.r.error(
-                "E0410",
+                Code::E0410,
                 &format!("{sp}.default"),
                 format!("the default variant's name '{default_variant}' is taken by a case"),
                 None,
@@ -124,7 +124,7 @@ impl<'f> Resolver<'f> {
         });
         if unless.is_some() && default.is_none() {
             self.r.error(
-                "E0411",
+                Code::E0411,
                 &format!("{sp}.unless"),
                 "'unless' chooses the default variant; this switch has none",
                 Some("add a 'default'".into()),
@@ -215,7 +215,7 @@ impl<'f> Resolver<'f> {
                 Some(other) if other.cases_from.is_none() => {
                     if !sw.cases.is_empty() || sw.default.is_some() {
                         self.r.error(
-                            "E0402",
+                            Code::E0402,
                             &format!("{sp}.cases_from"),
                             "a switch has either 'cases' or 'cases_from'",
                             None,
@@ -224,7 +224,7 @@ impl<'f> Resolver<'f> {
                     sw = other;
                 }
                 _ => self.r.error(
-                    "E0403",
+                    Code::E0403,
                     &format!("{sp}.cases_from"),
                     format!("'{from}' does not name a switch field with its own cases"),
                     Some("write 'Type.field', e.g. 'TypedValue.value'".into()),
@@ -247,7 +247,7 @@ impl<'f> Resolver<'f> {
     ) {
         if cases.iter().any(|c| c.variant == variant) {
             self.r.error_key(
-                "E0406",
+                Code::E0406,
                 cp,
                 format!("two cases make a variant named '{variant}'"),
                 None,
@@ -259,7 +259,7 @@ impl<'f> Resolver<'f> {
             });
             if let Some(big) = top.filter(|x| x > max).max() {
                 self.r.error_key(
-                    "E0407",
+                    Code::E0407,
                     cp,
                     format!(
                         "case '{key}' ({big}) can never match: the tag is a {ty}, at most {max}"
@@ -272,7 +272,7 @@ impl<'f> Resolver<'f> {
             for c in cases {
                 if c.values.iter().any(|w| overlaps(*v, *w)) {
                     self.r.error_key(
-                        "E0408",
+                        Code::E0408,
                         cp,
                         format!("case '{key}' overlaps case '{}'", c.variant),
                         None,
@@ -294,7 +294,7 @@ impl<'f> Resolver<'f> {
                 let name = name.clone().unwrap_or_else(|| "Other".into());
                 if !is_camel_ident(&name) {
                     self.r.error(
-                        "E0409",
+                        Code::E0409,
                         &format!("{sp}.default.name"),
                         format!("variant name '{name}' is not UpperCamelCase"),
                         None,
@@ -350,7 +350,7 @@ impl<'f> Resolver<'f> {
             if let (Some(lo), Some(hi)) = (parse_int(lo), parse_int(hi)) {
                 if lo > hi {
                     self.r
-                        .error_key("E0412", cp, format!("empty range {key}"), None);
+                        .error_key(Code::E0412, cp, format!("empty range {key}"), None);
                 }
                 return (vec![CaseValue::Range(lo, hi)], format!("Range{lo}To{hi}"));
             }
@@ -377,7 +377,7 @@ impl<'f> Resolver<'f> {
                 None => {
                     let hint = did_you_mean(key, en.1.values.keys().map(String::as_str));
                     self.r.error_key(
-                        "E0413",
+                        Code::E0413,
                         cp,
                         format!("'{key}' is not a value of enum '{}'", en.0),
                         hint,
@@ -386,7 +386,7 @@ impl<'f> Resolver<'f> {
             }
         } else {
             self.r.error_key(
-                "E0414",
+                Code::E0414,
                 cp,
                 format!("case key '{key}' is not an integer or range"),
                 Some("enum value names work when 'on' is an enum field".into()),
@@ -409,7 +409,7 @@ impl<'f> Resolver<'f> {
                         None => {
                             let hint =
                                 did_you_mean(elem, self.struct_ids.keys().map(String::as_str));
-                            self.r.error("E0415",
+                            self.r.error(Code::E0415,
                                 cp,
                                 format!("unknown type '{elem}' (a case's array holds a type of this schema)"),
                                 hint,
@@ -421,7 +421,7 @@ impl<'f> Resolver<'f> {
                 None => {
                     let hint = did_you_mean(name, self.struct_ids.keys().map(String::as_str));
                     self.r.error(
-                        "E0416",
+                        Code::E0416,
                         cp,
                         format!("unknown type '{name}'"),
                         hint.or(Some("a case holds a type name, 'bytes' or 'empty'".into())),

@@ -1,5 +1,9 @@
 //! Schema diagnostics: what is wrong, where (`file:line:column`), and a hint when there is one.
 
+mod codes;
+
+pub use codes::{explain, markdown, Code, AREAS};
+
 use std::fmt;
 
 /// One mistake in a schema, shown as `file:line:column: error[CODE]: message (hint)`.
@@ -8,7 +12,7 @@ pub struct Diagnostic {
     /// What kind of mistake it is, stable across releases whatever the wording
     /// (`docs/diagnostics.md`): `E…` a schema error, `L…` a construct one backend cannot
     /// generate yet, `I…` an internal error of the generator.
-    pub code: &'static str,
+    pub code: Code,
     /// The schema file, as given.
     pub file: String,
     /// 1-based line of the construct.
@@ -25,7 +29,7 @@ impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // `W…` codes are warnings: the outputs are written, the schema is probably not what
         // its author meant.
-        let severity = if self.code.starts_with('W') {
+        let severity = if self.code.is_warning() {
             "warning"
         } else {
             "error"
