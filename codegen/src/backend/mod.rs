@@ -7,6 +7,9 @@ pub mod lua;
 pub mod rust;
 pub mod wirecat;
 
+#[cfg(test)]
+mod expr_table;
+
 /// A generated file: path relative to the repository root, and its full text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {

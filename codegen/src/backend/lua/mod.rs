@@ -545,3 +545,18 @@ fn joined_streams(p: &Protocol) -> std::collections::HashSet<(StructId, usize)> 
         .flat_map(|(sid, streams)| streams.iter().map(move |s| (sid, s.field)))
         .collect()
 }
+
+/// An expression as the dissector writes it (for the table test of every target's printing).
+#[cfg(test)]
+pub(crate) fn dissected_expr(p: &Protocol, l: &Lowered, e: &Expr) -> String {
+    let (raw, case_names, bitops) = (joined_streams(p), case_names(p), Cell::new(false));
+    let i = Input {
+        p,
+        l,
+        raw: &raw,
+        case_names: &case_names,
+        shared_switch: l.shared_switch,
+        bitops: &bitops,
+    };
+    i.exprs().expr(e)
+}

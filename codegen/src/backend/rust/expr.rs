@@ -399,8 +399,8 @@ impl<'p> Exprs<'p> {
     fn native_comparison(&self, op: &BinOp, a: &Expr, b: &Expr, ctx: Ctx) -> Option<TokenStream> {
         use BinOp::*;
         // With the field on the left (`0 < n` is `n > 0`).
-        let (field, v, op) = match (a, b) {
-            (Expr::Int(v, _), field) => {
+        let (field, v, radix, op) = match (a, b) {
+            (Expr::Int(v, radix), field) => {
                 let flipped = match op {
                     Lt => Gt,
                     Le => Ge,
@@ -408,9 +408,9 @@ impl<'p> Exprs<'p> {
                     Ge => Le,
                     other => *other,
                 };
-                (field, *v, flipped)
+                (field, *v, *radix, flipped)
             }
-            (field, Expr::Int(v, _)) => (field, *v, *op),
+            (field, Expr::Int(v, radix)) => (field, *v, *radix, *op),
             _ => return None,
         };
         let (x, (lo, hi)) = self.native_int(field, ctx)?;
@@ -461,7 +461,14 @@ impl<'p> Exprs<'p> {
             Ge => quote! { >= },
             _ => return None,
         };
-        let v = Literal::u64_unsuffixed(v);
+        // Written as the schema wrote it (`kind >= 0x10`).
+        let v = match radix {
+            Radix::Hex => format!("{v:#X}").parse().unwrap(),
+            Radix::Dec => {
+                let v = Literal::u64_unsuffixed(v);
+                quote! { #v }
+            }
+        };
         Some(quote! { (#x #op #v) })
     }
 
@@ -469,12 +476,12 @@ impl<'p> Exprs<'p> {
     /// are inverted rather than wrapped in `!( )`.
     pub(crate) fn negated(&self, e: &Expr, ctx: Ctx) -> TokenStream {
         let inverse = |op: &BinOp| match op {
-            BinOp::Eq => Some(quote! { != }),
-            BinOp::Ne => Some(quote! { == }),
-            BinOp::Lt => Some(quote! { >= }),
-            BinOp::Le => Some(quote! { > }),
-            BinOp::Gt => Some(quote! { <= }),
-            BinOp::Ge => Some(quote! { < }),
+            BinOp::Eq => Some(BinOp::Ne),
+            BinOp::Ne => Some(BinOp::Eq),
+            BinOp::Lt => Some(BinOp::Ge),
+            BinOp::Le => Some(BinOp::Gt),
+            BinOp::Gt => Some(BinOp::Le),
+            BinOp::Ge => Some(BinOp::Lt),
             _ => None,
         };
         match e {
@@ -483,9 +490,10 @@ impl<'p> Exprs<'p> {
                 let has = self.c.types().has_flag(path, *mask, self.access(path, ctx));
                 quote! { !#has }
             }
+            // The inverse comparison, of native integers where both sides are.
             Expr::Binary(op, a, b) if inverse(op).is_some() => {
-                let (a, b, op) = (self.expr(a, ctx), self.expr(b, ctx), inverse(op));
-                quote! { #a #op #b }
+                let op = inverse(op).unwrap_or(*op);
+                bare(self.expr(&Expr::Binary(op, a.clone(), b.clone()), ctx))
             }
             _ => {
                 // `!enabled`, `!(a || b)`.

@@ -782,3 +782,11 @@ pub(crate) fn reader_writer(layout: Layout) -> (TokenStream, TokenStream) {
         Layout::MsbBits => (quote! { MsbBitReader }, quote! { MsbBitWriter }),
     }
 }
+
+/// An expression as the decoder writes it (for the table test of every target's printing).
+#[cfg(test)]
+pub(crate) fn decoded_expr(p: &Protocol, l: &Lowered, e: &Expr) -> String {
+    let reuse = Reuse::of(p);
+    let c = Crate::new(p, l, &reuse, &RuntimeDep::Published, Packaging::Crate);
+    c.exprs().expr_top(e, Ctx::Decode).to_string()
+}
