@@ -63,6 +63,27 @@ fn riptide_2_0_to_2_1_breaks_the_wire() {
     );
 }
 
+/// Riptide 2.1 → 2.2: the Ack's for_seq present only when its flag says so, nothing else on the
+/// wire (the Disconnect a stopping server sends is the same layout, now written right).
+#[test]
+fn riptide_2_1_to_2_2_changes_the_ack_alone() {
+    let cs = changes(
+        &repo().join("schema/riptide-2.1.yaml"),
+        &repo().join("schema/riptide-2.2.yaml"),
+    );
+    let condition = find(&cs, "CONDITION_CHANGED", "Ack.for_seq");
+    assert_eq!(condition.class, Class::Breaking);
+    assert_eq!(condition.message, "present always → when `has_for_seq`");
+    let flag = find(&cs, "ROLE_CHANGED", "Ack.has_for_seq");
+    assert_eq!(flag.class, Class::Breaking);
+    let breaking: Vec<&str> = cs
+        .iter()
+        .filter(|c| c.class == Class::Breaking)
+        .map(|c| c.path.as_str())
+        .collect();
+    assert_eq!(breaking, ["Ack.has_for_seq", "Ack.for_seq"]);
+}
+
 #[test]
 fn the_rtype_rfc_to_the_game_build() {
     let cs = changes(

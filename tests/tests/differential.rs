@@ -23,6 +23,11 @@ fn riptide_2_1() {
 }
 
 #[test]
+fn riptide_2_2() {
+    verify_protocol::<riptide_2_2::Protocol>(&["dissectors/riptide_2_2.lua"], &[], 0x5109);
+}
+
+#[test]
 fn dnp() {
     // Link Updates need the types of an earlier Link State (tested in dnp_session): every
     // message is alone in its conversation, so those are counted and not sent.

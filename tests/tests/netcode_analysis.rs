@@ -14,7 +14,7 @@ use wirecat::reading;
 use wirecat::session::{Event, Key, Ports};
 use wirecat::stats::Stats;
 use wiregen_runtime::analysis::Place;
-use wiregen_runtime::Protocol;
+use wiregen_runtime::{Codec, Protocol};
 use wiregen_tests::{dissect, repo_root};
 
 /// One frame's verdict, as both outputs can say it.
@@ -250,8 +250,12 @@ fn totals(s: &Stats) -> (u64, u64, u64) {
 /// The original capture and the three changed copies: each agrees between crate and dissector
 /// and counts exactly the change.
 fn known_truth<P: Protocol>(file: &str, ports: &[u16], lua: &str) {
+    known_truth_of::<P>(as_pcap(file, P::NAME), ports, lua);
+}
+
+/// [`known_truth`] of the capture `original` (a little-endian nanosecond pcap).
+fn known_truth_of<P: Protocol>(original: Vec<u8>, ports: &[u16], lua: &str) {
     let proto = P::NAME;
-    let original = as_pcap(file, proto);
     let (verdicts, numbered, stats) = crate_run::<P>(&original, ports);
     assert_eq!(
         verdicts,
@@ -361,6 +365,67 @@ fn riptide_2_1() {
         &[7777],
         "dissectors/riptide_2_1.lua",
     );
+}
+
+/// Riptide 2.2 has no capture of its own here: the 2.1 session with every Ack as 2.2 writes it
+/// (for_seq only when has_for_seq says so), the UDP and IP lengths and the IP checksum redone.
+#[test]
+fn riptide_2_2() {
+    let mut pcap = Pcap::read(&as_pcap("riptide21-udp.pcap", "riptide_2_2"));
+    let link = match u32::from_le_bytes(pcap.header[20..24].try_into().unwrap()) {
+        0 => 4,
+        1 => 14,
+        113 => 16,
+        276 => 20,
+        other => panic!("link type {other}"),
+    };
+    let (mut short, mut long) = (0, 0);
+    for (head, data) in &mut pcap.records {
+        let ip = link;
+        let udp = ip + usize::from(data[ip] & 0x0F) * 4;
+        let payload = &data[udp + 8..];
+        let Ok(old) = riptide_2_1::Message::decode(payload) else {
+            continue;
+        };
+        let riptide_2_1::MessageBody::Ack(a) = old.body else {
+            continue;
+        };
+        let ack = riptide_2_2::Ack {
+            last_received_seq: a.last_received_seq,
+            received_bits: a.received_bits,
+            for_seq: a.has_for_seq.then_some(a.for_seq),
+        };
+        if ack.for_seq.is_some() {
+            long += 1;
+        } else {
+            short += 1;
+        }
+        let new = riptide_2_2::Message {
+            body: riptide_2_2::MessageBody::Ack(ack),
+        }
+        .encode()
+        .unwrap();
+        data.truncate(udp + 8);
+        data.extend_from_slice(&new);
+        let (ip_len, udp_len) = ((data.len() - ip) as u16, (data.len() - udp) as u16);
+        data[ip + 2..ip + 4].copy_from_slice(&ip_len.to_be_bytes());
+        data[udp + 4..udp + 6].copy_from_slice(&udp_len.to_be_bytes());
+        // No UDP checksum (IPv4 allows it); the IP header's summed anew.
+        data[udp + 6..udp + 8].copy_from_slice(&[0, 0]);
+        data[ip + 10..ip + 12].copy_from_slice(&[0, 0]);
+        let sum = data[ip..udp]
+            .chunks(2)
+            .map(|w| u32::from(u16::from_be_bytes([w[0], w[1]])))
+            .sum::<u32>();
+        let sum = (sum & 0xFFFF) + (sum >> 16);
+        let sum = !((sum & 0xFFFF) + (sum >> 16)) as u16;
+        data[ip + 10..ip + 12].copy_from_slice(&sum.to_be_bytes());
+        let len = (data.len() as u32).to_le_bytes();
+        head[8..12].copy_from_slice(&len);
+        head[12..16].copy_from_slice(&len);
+    }
+    assert!(short > 0 && long > 0, "{short} short and {long} long Acks");
+    known_truth_of::<riptide_2_2::Protocol>(pcap.bytes(), &[7777], "dissectors/riptide_2_2.lua");
 }
 
 #[test]

@@ -54,6 +54,8 @@ pub struct AckRule {
     /// A bitfield acking the numbers before `field`, and its width in bits.
     pub bits: Option<(usize, u32)>,
     pub cumulative: bool,
+    /// The field is conditional: the rule acks when the value has it (a plain ack only).
+    pub optional: bool,
 }
 
 /// Values of `in_struct` carry ping id `id`: a request, or the reply echoing it.

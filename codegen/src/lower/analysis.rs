@@ -279,6 +279,13 @@ impl Reuse {
         for j in &p.joins {
             structs[j.in_struct] = false;
         }
+        // What a type tells the netcode analysis is an impl of its own (`add_facts`), by this
+        // schema's rules, which an extension may give anew.
+        if let Some(r) = &p.reliability {
+            for (id, kept) in structs.iter_mut().enumerate() {
+                *kept &= !r.reads(id);
+            }
+        }
         fn parts_kept(ty: &Ty, enums: &[bool], flags: &[bool], structs: &[bool]) -> bool {
             match ty {
                 Ty::Enum(id) => enums[*id],

@@ -121,7 +121,13 @@ impl<'f> Resolver<'f> {
         d: &schema::AckDef,
     ) -> Option<AckRule> {
         let yp = format!("protocol.reliability.ack.{k}");
-        let (sid, field, _) = self.number_field(proto, &d.in_type, &d.field, &yp, "field")?;
+        // A plain ack (no bitfield, no part) may name a field that is not always there: it acks
+        // when the value has it (Riptide 2.2's for_seq).
+        let plain = d.bits.is_none() && d.part.is_none();
+        let sid = self.struct_named(&d.in_type, &format!("{yp}.in"))?;
+        let (field, _) =
+            self.uint_field(proto, sid, &d.field, &format!("{yp}.field"), 32, plain)?;
+        let optional = proto.structs[sid].fields[field].condition.is_some();
         let channel = self.channel(out, d.channel.as_deref(), None, &yp);
         let when = d
             .when
@@ -171,6 +177,7 @@ impl<'f> Resolver<'f> {
             part,
             bits,
             cumulative: d.cumulative,
+            optional,
         })
     }
 
@@ -242,9 +249,24 @@ impl<'f> Resolver<'f> {
         yp: &str,
         max_bits: u32,
     ) -> Option<(usize, IntTy)> {
+        self.uint_field(proto, sid, name, yp, max_bits, false)
+    }
+
+    /// A field of `sid` the user sets, of an unsigned integer type, always present unless
+    /// `conditional` allows it not to be.
+    fn uint_field(
+        &mut self,
+        proto: &Protocol,
+        sid: StructId,
+        name: &str,
+        yp: &str,
+        max_bits: u32,
+        conditional: bool,
+    ) -> Option<(usize, IntTy)> {
         let fi = self.field_named(proto, sid, name, yp)?;
         let f = &proto.structs[sid].fields[fi];
-        match (&f.ty, &f.role, &f.condition) {
+        let condition = if conditional { &None } else { &f.condition };
+        match (&f.ty, &f.role, condition) {
             // Both outputs count in 64 bits and the dissector's Lua numbers are exact to 2^53:
             // numbers and ids up to 32 bits, parts up to 16 (a place is number * 65536 + part).
             (Ty::Int(it), Role::Value, None) if !it.signed && it.bits > max_bits => {
@@ -264,7 +286,10 @@ impl<'f> Resolver<'f> {
                 self.r.error(
                     Code::E1608,
                     yp,
-                    format!("'{name}' must be an unsigned integer field, always present, that the sender sets"),
+                    format!(
+                        "'{name}' must be an unsigned integer field{}, that the sender sets",
+                        if conditional { "" } else { ", always present" }
+                    ),
                     None,
                 );
                 None

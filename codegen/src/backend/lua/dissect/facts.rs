@@ -37,12 +37,18 @@ impl<'p> Dissect<'p> {
         }
         for a in r.acks.iter().filter(|a| a.in_struct == sid) {
             let part = a.part.map_or("0".to_string(), slot);
-            let mut lines = vec![format!(
+            let ack = format!(
                 "fact_ack({}, {}, {part}, {})",
                 a.channel,
                 slot(a.field),
                 a.cumulative
-            )];
+            );
+            // A field not always there acks when the value has it.
+            let mut lines = vec![if a.optional {
+                format!("if {} ~= nil then {ack} end", slot(a.field))
+            } else {
+                ack
+            }];
             if let Some((bits, width)) = a.bits {
                 lines.push(format!(
                     "ack_bits({}, {}, {}, {width}, {})",

@@ -68,6 +68,17 @@ impl<'p> FactsModule<'p> {
                             facts.ack_bits(#channel, #n, #b, #width, #wrap);
                         }
                     }
+                    // A field not always there acks when the value has it.
+                    None if a.optional => {
+                        let channel = Literal::u8_unsuffixed(a.channel as u8);
+                        let f = ident(&s.fields[a.field].name);
+                        let cumulative = a.cumulative;
+                        quote! {
+                            if let Some(n) = self.#f {
+                                facts.ack(#channel, u64::from(n), 0, #cumulative);
+                            }
+                        }
+                    }
                     None => {
                         let place = place(a.channel, a.field, a.part);
                         let cumulative = a.cumulative;
