@@ -129,9 +129,8 @@ fn messages_in_riptide_user_messages() {
     assert_eq!(e.kind, DecodeErrorKind::UnknownValue { value: 7 });
 }
 
-#[test]
-fn tshark_shows_the_game_inside_riptide() {
-    let mut rng = Rng(0xa7e4a);
+/// Three known messages, then 200 random ones.
+fn games(rng: &mut Rng) -> Vec<Message<'static>> {
     let mut games = vec![
         Message::Chat(Chat {
             text: Cow::Borrowed("Hi"),
@@ -169,6 +168,12 @@ fn tshark_shows_the_game_inside_riptide() {
             }),
         });
     }
+    games
+}
+
+#[test]
+fn tshark_shows_the_game_inside_riptide() {
+    let games = games(&mut Rng(0xa7e4a));
     // Every other message reliable: the payload starts at bit 12 or bit 28 (ids < 128).
     let messages: Vec<(Vec<u8>, usize)> = games
         .iter()
@@ -210,5 +215,64 @@ fn tshark_shows_the_game_inside_riptide() {
         .count();
     assert!(want > 10);
     assert_eq!(d.frames.len(), want);
+    let _ = std::fs::remove_file(pcap);
+}
+
+/// Over Riptide's TCP framing too: one framed message per segment, both layers compared field
+/// by field with the two crates (the game's tree is inside Riptide's, as over UDP).
+#[test]
+fn tshark_shows_the_game_inside_riptide_over_tcp() {
+    let games = games(&mut Rng(0x7c9a));
+    let messages: Vec<(Vec<u8>, usize)> = games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            if i % 2 == 0 {
+                (unreliable(g), 12)
+            } else {
+                (reliable(i as u16, g), 28)
+            }
+        })
+        .collect();
+    let segments: Vec<Segment> = messages
+        .iter()
+        .map(|(m, _)| {
+            let mut framed = Vec::new();
+            rip::tcp::frame_into(m, &mut framed).unwrap();
+            Segment {
+                src_port: 50002,
+                dst_port: 7777,
+                payload: framed,
+            }
+        })
+        .collect();
+    let pcap = std::env::temp_dir().join(format!("wiregen-arena-tcp-{}.pcap", std::process::id()));
+    write_tcp_pcap(&pcap, &segments);
+    let game_lua = format!(
+        "lua_script:{}",
+        repo_root().join("dissectors/arena.lua").display()
+    );
+    let d = dissect(
+        &pcap,
+        &repo_root().join("dissectors/riptide_2_1.lua"),
+        &["-X", &game_lua],
+    );
+    // Ethernet, IPv4 and TCP headers (20 bytes, no options), then the 4-byte length prefix.
+    let base = 14 + 20 + 20 + 4;
+    for (i, (m, bit)) in messages.iter().enumerate() {
+        let (decoded, notes) = Message::dissect_at(games[i].id(), m, *bit);
+        assert_eq!(decoded.unwrap(), games[i], "frame {i}");
+        compare(&expected(&notes), &d.fields(i, "arena"), base)
+            .unwrap_or_else(|e| panic!("frame {i} arena: {e}"));
+        let outer = expected(&rip::Message::dissect(m).1);
+        let shown: Vec<&Field> = d
+            .fields(i, "riptide_2_1")
+            .into_iter()
+            .filter(|f| f.name != "riptide_2_1.frame_length")
+            .collect();
+        compare(&outer, &shown, base).unwrap_or_else(|e| panic!("frame {i} riptide: {e}"));
+        let malformed = d.malformed(i, "arena");
+        assert!(malformed.is_empty(), "frame {i}: {malformed:?}");
+    }
     let _ = std::fs::remove_file(pcap);
 }
