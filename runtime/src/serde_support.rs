@@ -98,9 +98,13 @@ pub mod hex {
 
     #[allow(clippy::ptr_arg)] // serde's `with` passes the field type itself
     pub fn serialize<S: Serializer>(b: &Cow<'_, [u8]>, s: S) -> Result<S::Ok, S::Error> {
+        // Two digits a byte from a table: no formatting machinery per byte (wirecat `read`
+        // writes every bytes field of a capture through here).
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
         let mut out = String::with_capacity(b.len() * 2);
-        for x in b.iter() {
-            out.push_str(&format!("{x:02x}"));
+        for &x in b.iter() {
+            out.push(DIGITS[usize::from(x >> 4)] as char);
+            out.push(DIGITS[usize::from(x & 0x0F)] as char);
         }
         s.serialize_str(&out)
     }

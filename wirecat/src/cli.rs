@@ -10,7 +10,8 @@ use clap::{Args, Parser, Subcommand};
 use wiregen_runtime::SerdeProtocol;
 
 use crate::input::{open, ports, CaptureArgs, PortArgs};
-use crate::json::{decode_into, endpoints, HowFar};
+use crate::json::HowFar;
+use crate::line;
 use crate::outcome::{finish, CliError, Outcome};
 use crate::reading::{self, Tally};
 use crate::session::{self, Event};
@@ -310,33 +311,21 @@ fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<Outcome, CliError> {
         packets,
         &ports,
         || progress.tick(),
-        |conversations, event| {
-            let line = match event {
-                Event::Message(m) => {
-                    let mut line = endpoints(m.frame, m.from_client, &m.key);
-                    if m.first_frame != m.frame {
-                        line["first_frame"] = m.first_frame.into();
-                    }
-                    let read = decode_into(conversations, &m, &mut line)?;
-                    if read == HowFar::NotDecoded {
-                        line["bytes"] = to_hex(&m.bytes).into();
-                    }
-                    all_ok &= read == HowFar::Whole;
-                    line
-                }
-                Event::Note {
-                    frame,
-                    from_client,
-                    key,
-                    note,
-                } => {
-                    all_ok &= !note.loses_bytes();
-                    let mut line = endpoints(frame, from_client, &key);
-                    line["note"] = note.to_string().into();
-                    line
-                }
-            };
-            writeln!(out, "{line}").map_err(|e| e.to_string())
+        |conversations, event| match event {
+            Event::Message(m) => {
+                let read = line::write_message(conversations, &m, &mut out)?;
+                all_ok &= read == HowFar::Whole;
+                Ok(())
+            }
+            Event::Note {
+                frame,
+                from_client,
+                key,
+                note,
+            } => {
+                all_ok &= !note.loses_bytes();
+                line::write_note(frame, from_client, &key, &note, &mut out)
+            }
         },
     )
     .map_err(CliError::Capture)?;

@@ -4,7 +4,7 @@
 
 use wiregen_runtime::SerdeProtocol;
 
-use crate::session::{Conversations, Key, Message};
+use crate::session::{Conversations, Message};
 
 /// A datagram as JSON through the protocol's serializer.
 pub(crate) struct AsJson<'v, 'a, P: SerdeProtocol>(pub &'v P::Datagram<'a>);
@@ -16,7 +16,7 @@ impl<P: SerdeProtocol> serde::Serialize for AsJson<'_, '_, P> {
 }
 
 /// A joined payload as JSON, decoded through the protocol's serializer.
-struct Joined<'v, P: SerdeProtocol>(&'v P::Joined);
+pub(crate) struct Joined<'v, P: SerdeProtocol>(pub &'v P::Joined);
 
 impl<P: SerdeProtocol> serde::Serialize for Joined<'_, P> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -75,19 +75,4 @@ pub(crate) fn decode_into<P: SerdeProtocol>(
         }
     }
     Ok(HowFar::Whole)
-}
-
-/// A JSON line's frame, direction and endpoints.
-pub(crate) fn endpoints(frame: u64, from_client: bool, key: &Key) -> serde_json::Value {
-    let (src, dst) = key.endpoints(from_client);
-    let mut line = serde_json::json!({
-        "frame": frame,
-        "from": if from_client { "client" } else { "server" },
-        "src": src.to_string(),
-        "dst": dst.to_string(),
-    });
-    if key.tcp {
-        line["transport"] = "tcp".into();
-    }
-    line
 }

@@ -21,6 +21,7 @@ mod cli;
 pub mod export;
 mod input;
 mod json;
+mod line;
 mod message_type;
 mod outcome;
 pub mod reading;

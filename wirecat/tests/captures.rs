@@ -82,6 +82,34 @@ fn rtype_game_build_round_trips_on_both_servers() {
     );
 }
 
+/// `read` writes each line straight from the decoded value: the keys in their order (frame,
+/// direction, endpoints, then the value), and an f32 as the f32 it is (the game's 0.2f, not the
+/// f64 nearest it, 0.20000000298023224).
+#[test]
+fn read_writes_lines_in_order_and_floats_as_they_are() {
+    let path = capture("rtype.pcap");
+    let (ok, out, err) = wirecat(&[
+        "read",
+        "rtype_impl",
+        &path,
+        "--port",
+        "8080",
+        "--port",
+        "9000",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(out.lines().count(), 102);
+    for line in out.lines() {
+        assert!(line.starts_with("{\"frame\":"), "{line}");
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys[..4], ["frame", "from", "src", "dst"], "{line}");
+        assert!(v.get("value").is_some(), "{line}");
+    }
+    assert!(out.contains("\"shoot_cooldown\":0.2}"), "{out}");
+    assert!(!out.contains("0.20000000298023224"));
+}
+
 #[test]
 fn failures_name_the_frame_and_the_field() {
     // The RFC's R-Type reads the game build's lobby traffic (port 9000) as an RFC packet: its

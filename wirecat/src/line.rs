@@ -1,0 +1,196 @@
+//! `read`'s JSON lines, serialized straight from the decoded values into the output: the text
+//! [`crate::json::endpoints`] and [`crate::json::decode_into`] give through a `serde_json::Value`
+//! tree (the same keys in the same order), without building the tree for every message.
+
+use std::fmt::Display;
+use std::io::Write;
+
+use serde::ser::{SerializeMap, Serializer};
+use wiregen_runtime::{SerdeProtocol, Tagged};
+
+use crate::json::{AsJson, HowFar, Joined};
+use crate::session::{Conversations, Key, Message};
+
+/// A value serialized as the text `Display` gives (an address), without a `String` between.
+struct Text<T: Display>(T);
+
+impl<T: Display> serde::Serialize for Text<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// Bytes as lower-case hex pairs separated by spaces (`crate::to_hex`), written as they go.
+struct Hex<'b>(&'b [u8]);
+
+impl Display for Hex<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, b) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The frame, direction and endpoints every line starts with.
+fn head<M: SerializeMap>(
+    map: &mut M,
+    frame: u64,
+    from_client: bool,
+    key: &Key,
+) -> Result<(), M::Error> {
+    let (src, dst) = key.endpoints(from_client);
+    map.serialize_entry("frame", &frame)?;
+    map.serialize_entry("from", if from_client { "client" } else { "server" })?;
+    map.serialize_entry("src", &Text(src))?;
+    map.serialize_entry("dst", &Text(dst))?;
+    if key.tcp {
+        map.serialize_entry("transport", "tcp")?;
+    }
+    Ok(())
+}
+
+/// What reading one message gave.
+enum Read<'v, 'a, P: SerdeProtocol> {
+    NotDecoded(String),
+    Decoded {
+        value: &'v P::Datagram<'a>,
+        joined: Result<Vec<Tagged<P::Joined>>, String>,
+    },
+}
+
+/// One message's line.
+struct MessageLine<'m, 'v, 'a, P: SerdeProtocol> {
+    m: &'m Message,
+    read: Read<'v, 'a, P>,
+}
+
+impl<P: SerdeProtocol> serde::Serialize for MessageLine<'_, '_, '_, P> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let m = self.m;
+        let mut map = s.serialize_map(None)?;
+        head(&mut map, m.frame, m.from_client, &m.key)?;
+        if m.first_frame != m.frame {
+            map.serialize_entry("first_frame", &m.first_frame)?;
+        }
+        match &self.read {
+            Read::NotDecoded(e) => {
+                map.serialize_entry("error", e)?;
+                map.serialize_entry("bytes", &Text(Hex(&m.bytes)))?;
+            }
+            Read::Decoded { value, joined } => {
+                map.serialize_entry("value", &AsJson::<P>(value))?;
+                match joined {
+                    Ok(completed) => {
+                        // The first payload the datagram completes; any more in `also_joined`.
+                        if let Some((first, frames)) = completed.first() {
+                            map.serialize_entry("joined", &Joined::<P>(first))?;
+                            map.serialize_entry("joined_from", frames)?;
+                        }
+                        if completed.len() > 1 {
+                            map.serialize_entry("also_joined", &AlsoJoined::<P>(&completed[1..]))?;
+                        }
+                    }
+                    Err(e) => map.serialize_entry("error", e)?,
+                }
+            }
+        }
+        map.end()
+    }
+}
+
+/// The payloads a datagram completes after its first: `[{ joined, joined_from }, …]`.
+struct AlsoJoined<'j, P: SerdeProtocol>(&'j [Tagged<P::Joined>]);
+
+impl<P: SerdeProtocol> serde::Serialize for AlsoJoined<'_, P> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(
+            self.0
+                .iter()
+                .map(|(joined, frames)| OneJoined::<P> { joined, frames }),
+        )
+    }
+}
+
+struct OneJoined<'j, P: SerdeProtocol> {
+    joined: &'j P::Joined,
+    frames: &'j [u64],
+}
+
+impl<P: SerdeProtocol> serde::Serialize for OneJoined<'_, P> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry("joined", &Joined::<P>(self.joined))?;
+        map.serialize_entry("joined_from", self.frames)?;
+        map.end()
+    }
+}
+
+/// Decodes `m` in its conversation, joins the piece it carries, and writes its line to `out`.
+pub(crate) fn write_message<P: SerdeProtocol>(
+    conversations: &mut Conversations<P>,
+    m: &Message,
+    out: &mut impl Write,
+) -> Result<HowFar, String> {
+    let datagram = match conversations.decode(m) {
+        Ok(datagram) => datagram,
+        Err(e) => {
+            let read: Read<'_, '_, P> = Read::NotDecoded(e.to_string());
+            write(out, &MessageLine { m, read })?;
+            return Ok(HowFar::NotDecoded);
+        }
+    };
+    let joined = conversations
+        .join(m, &datagram)
+        .map_err(|e| format!("the payload it completes: {e}"));
+    let how_far = if joined.is_ok() {
+        HowFar::Whole
+    } else {
+        HowFar::NotJoined
+    };
+    let read: Read<'_, '_, P> = Read::Decoded {
+        value: &datagram,
+        joined,
+    };
+    write(out, &MessageLine { m, read })?;
+    Ok(how_far)
+}
+
+/// A TCP stream's note as a line: `{ frame, from, src, dst, transport, note }`.
+pub(crate) fn write_note(
+    frame: u64,
+    from_client: bool,
+    key: &Key,
+    note: &impl Display,
+    out: &mut impl Write,
+) -> Result<(), String> {
+    struct NoteLine<'k, N: Display> {
+        frame: u64,
+        from_client: bool,
+        key: &'k Key,
+        note: &'k N,
+    }
+    impl<N: Display> serde::Serialize for NoteLine<'_, N> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut map = s.serialize_map(None)?;
+            head(&mut map, self.frame, self.from_client, self.key)?;
+            map.serialize_entry("note", &Text(self.note))?;
+            map.end()
+        }
+    }
+    let line = NoteLine {
+        frame,
+        from_client,
+        key,
+        note,
+    };
+    write(out, &line)
+}
+
+fn write(out: &mut impl Write, line: &impl serde::Serialize) -> Result<(), String> {
+    serde_json::to_writer(&mut *out, line).map_err(|e| e.to_string())?;
+    out.write_all(b"\n").map_err(|e| e.to_string())
+}
