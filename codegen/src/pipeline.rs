@@ -85,7 +85,7 @@ pub fn path_dependency(path: &str) -> String {
 }
 
 /// Every output file of one protocol that its backends can generate, and a diagnostic for each
-/// one they cannot (validation found the construct; see `validate/limits.rs`).
+/// one they cannot (validation found the construct; see `validate/checks/limits.rs`).
 pub fn outputs(p: &Protocol, runtime: &RuntimeDep) -> (Vec<Output>, Diagnostics) {
     let rust = |l: &Lowered| {
         backend::rust::generate(p, l, &format!("{GENERATED_DIR}/{}", p.name), runtime)

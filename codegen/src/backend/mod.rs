@@ -19,7 +19,7 @@ pub struct Output {
 
 /// A state of the IR a backend has no code for, though validation should have refused it: a
 /// bug of the generator, reported as "internal error" with the schema. What a backend cannot
-/// generate is said in one place only, `validate/limits.rs`, at the construct's position.
+/// generate is said in one place only, `validate/checks/limits.rs`, at the construct's position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Internal(pub String);
 

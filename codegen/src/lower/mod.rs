@@ -12,7 +12,7 @@
 //! fields give their values' fields. Model: pdl-compiler's `analyzer` + `backends/common/
 //! alignment.rs` (each field's offset and chunk, computed once for every backend).
 //!
-//! What a backend cannot generate is not decided here either: `validate/limits.rs` says it at the
+//! What a backend cannot generate is not decided here either: `validate/checks/limits.rs` says it at the
 //! construct's position, and a backend meeting anything else reports an internal error.
 
 pub mod analysis;

@@ -91,7 +91,7 @@ pub(super) fn plan(p: &Protocol, sid: StructId, fi: usize) -> WritePlan {
                 }
                 _ if !target.is_encoded() => SizeWrite::FromValue,
                 _ if f.group.is_some() => SizeWrite::MeasuredAside,
-                // (Encoded lengths in bit streams are a limit: validate/limits.rs.)
+                // (Encoded lengths in bit streams are a limit: validate/checks/limits.rs.)
                 _ => SizeWrite::Patched,
             })
         }

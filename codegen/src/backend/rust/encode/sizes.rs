@@ -18,7 +18,7 @@ impl<'p> Encoder<'p> {
             Role::Derived(Derive::CountOf(ti, l) | Derive::LengthOf(ti, l))
                 if matches!(f.ty, Ty::VarInt(_)) =>
             {
-                // (A varint length of encoded data is a limit: validate/limits.rs.)
+                // (A varint length of encoded data is a limit: validate/checks/limits.rs.)
                 let tn = ident(&s.fields[*ti].name);
                 let max = lit_u64(f.max.unwrap_or(varint_max(&f.ty)));
                 let put = self.write_ty(sid, fi, &f.ty, Place::Value(quote! { #local }), nm)?;
