@@ -2,7 +2,7 @@
 //! protocol's serializer, and the payload it completes, joined and decoded (`read` and `export`
 //! alike).
 
-use wiregen_runtime::SerdeProtocol;
+use wiregen_runtime::{SerdeProtocol, Tagged};
 
 use crate::session::{Conversations, Message};
 
@@ -34,45 +34,81 @@ pub(crate) enum HowFar {
     NotJoined,
 }
 
-/// Decodes `m` in its conversation and joins the piece it carries, setting `line`'s `value`,
-/// `joined` and `joined_from` (and `also_joined`), or `error` where it stops (`read` and
-/// `export` alike).
+/// What reading one message in its conversation gave: its decoding error, or its value and the
+/// payloads it completes (joined and decoded) or why they do not decode. `read` writes it as it
+/// is, `export` through a JSON value.
+pub(crate) enum Read<'a, P: SerdeProtocol> {
+    NotDecoded(String),
+    Decoded {
+        value: P::Datagram<'a>,
+        joined: Result<Vec<Tagged<P::Joined>>, String>,
+    },
+}
+
+impl<P: SerdeProtocol> Read<'_, P> {
+    pub(crate) fn how_far(&self) -> HowFar {
+        match self {
+            Read::NotDecoded(_) => HowFar::NotDecoded,
+            Read::Decoded { joined: Ok(_), .. } => HowFar::Whole,
+            Read::Decoded { joined: Err(_), .. } => HowFar::NotJoined,
+        }
+    }
+}
+
+/// Decodes `m` in its conversation and joins the piece it carries.
+pub(crate) fn read_message<'a, P: SerdeProtocol>(
+    conversations: &mut Conversations<P>,
+    m: &'a Message,
+) -> Read<'a, P> {
+    match conversations.decode(m) {
+        Err(e) => Read::NotDecoded(e.to_string()),
+        Ok(value) => {
+            let joined = conversations
+                .join(m, &value)
+                .map_err(|e| format!("the payload it completes: {e}"));
+            Read::Decoded { value, joined }
+        }
+    }
+}
+
+/// Decodes `m` in its conversation and joins the piece it carries ([`read_message`]), setting
+/// `line`'s `value`, `joined` and `joined_from` (and `also_joined`), or `error` where it stops
+/// (`export`'s rows).
 pub(crate) fn decode_into<P: SerdeProtocol>(
     conversations: &mut Conversations<P>,
     m: &Message,
     line: &mut serde_json::Value,
 ) -> Result<HowFar, String> {
-    let datagram = match conversations.decode(m) {
-        Ok(datagram) => datagram,
-        Err(e) => {
-            line["error"] = e.to_string().into();
-            return Ok(HowFar::NotDecoded);
-        }
-    };
-    line["value"] = serde_json::to_value(AsJson::<P>(&datagram)).map_err(|e| e.to_string())?;
-    match conversations.join(m, &datagram) {
-        Ok(completed) => {
-            // The first payload the datagram completes; any more (ENet's commands: several
-            // fragments of several payloads in one datagram) in `also_joined`, in order.
-            let mut more = Vec::new();
-            for (k, (joined, frames)) in completed.into_iter().enumerate() {
-                let value =
-                    serde_json::to_value(Joined::<P>(&joined)).map_err(|e| e.to_string())?;
-                if k == 0 {
-                    line["joined"] = value;
-                    line["joined_from"] = frames.into();
-                } else {
-                    more.push(serde_json::json!({ "joined": value, "joined_from": frames }));
+    let read = read_message(conversations, m);
+    match &read {
+        Read::NotDecoded(e) => line["error"] = e.as_str().into(),
+        Read::Decoded { value, joined } => {
+            line["value"] = serde_json::to_value(AsJson::<P>(value)).map_err(|e| e.to_string())?;
+            match joined {
+                Ok(completed) => {
+                    // The first payload the datagram completes; any more (ENet's commands:
+                    // several fragments of several payloads in one datagram) in
+                    // `also_joined`, in order.
+                    let mut more = Vec::new();
+                    for (k, (joined, frames)) in completed.iter().enumerate() {
+                        let value =
+                            serde_json::to_value(Joined::<P>(joined)).map_err(|e| e.to_string())?;
+                        if k == 0 {
+                            line["joined"] = value;
+                            line["joined_from"] = frames.clone().into();
+                        } else {
+                            more.push(
+                                serde_json::json!({ "joined": value, "joined_from": frames }),
+                            );
+                        }
+                    }
+                    if !more.is_empty() {
+                        line["also_joined"] = more.into();
+                    }
                 }
+                Err(e) => line["error"] = e.as_str().into(),
             }
-            if !more.is_empty() {
-                line["also_joined"] = more.into();
-            }
-        }
-        Err(e) => {
-            line["error"] = format!("the payload it completes: {e}").into();
-            return Ok(HowFar::NotJoined);
         }
     }
-    Ok(HowFar::Whole)
+    Ok(read.how_far())
 }

@@ -8,7 +8,7 @@ use std::io::Write;
 use serde::ser::{SerializeMap, Serializer};
 use wiregen_runtime::{SerdeProtocol, Tagged};
 
-use crate::json::{AsJson, HowFar, Joined};
+use crate::json::{read_message, AsJson, HowFar, Joined, Read};
 use crate::session::{Conversations, Key, Message};
 
 /// A value serialized as the text `Display` gives (an address), without a `String` between.
@@ -53,22 +53,13 @@ fn head<M: SerializeMap>(
     Ok(())
 }
 
-/// What reading one message gave.
-enum Read<'v, 'a, P: SerdeProtocol> {
-    NotDecoded(String),
-    Decoded {
-        value: &'v P::Datagram<'a>,
-        joined: Result<Vec<Tagged<P::Joined>>, String>,
-    },
-}
-
 /// One message's line.
-struct MessageLine<'m, 'v, 'a, P: SerdeProtocol> {
+struct MessageLine<'m, 'r, P: SerdeProtocol> {
     m: &'m Message,
-    read: Read<'v, 'a, P>,
+    read: &'r Read<'m, P>,
 }
 
-impl<P: SerdeProtocol> serde::Serialize for MessageLine<'_, '_, '_, P> {
+impl<P: SerdeProtocol> serde::Serialize for MessageLine<'_, '_, P> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let m = self.m;
         let mut map = s.serialize_map(None)?;
@@ -76,7 +67,7 @@ impl<P: SerdeProtocol> serde::Serialize for MessageLine<'_, '_, '_, P> {
         if m.first_frame != m.frame {
             map.serialize_entry("first_frame", &m.first_frame)?;
         }
-        match &self.read {
+        match self.read {
             Read::NotDecoded(e) => {
                 map.serialize_entry("error", e)?;
                 map.serialize_entry("bytes", &Text(Hex(&m.bytes)))?;
@@ -135,28 +126,9 @@ pub(crate) fn write_message<P: SerdeProtocol>(
     m: &Message,
     out: &mut impl Write,
 ) -> Result<HowFar, String> {
-    let datagram = match conversations.decode(m) {
-        Ok(datagram) => datagram,
-        Err(e) => {
-            let read: Read<'_, '_, P> = Read::NotDecoded(e.to_string());
-            write(out, &MessageLine { m, read })?;
-            return Ok(HowFar::NotDecoded);
-        }
-    };
-    let joined = conversations
-        .join(m, &datagram)
-        .map_err(|e| format!("the payload it completes: {e}"));
-    let how_far = if joined.is_ok() {
-        HowFar::Whole
-    } else {
-        HowFar::NotJoined
-    };
-    let read: Read<'_, '_, P> = Read::Decoded {
-        value: &datagram,
-        joined,
-    };
-    write(out, &MessageLine { m, read })?;
-    Ok(how_far)
+    let read = read_message(conversations, m);
+    write(out, &MessageLine { m, read: &read })?;
+    Ok(read.how_far())
 }
 
 /// A TCP stream's note as a line: `{ frame, from, src, dst, transport, note }`.
