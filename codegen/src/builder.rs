@@ -29,6 +29,7 @@ pub struct Builder {
     schema_dirs: Vec<PathBuf>,
     rust_out: Option<PathBuf>,
     lua_out: Option<PathBuf>,
+    csharp_out: Option<PathBuf>,
     doc_out: Option<PathBuf>,
     json_schema: Option<PathBuf>,
     crates: bool,
@@ -125,6 +126,13 @@ impl Builder {
     /// Where the dissectors go (`<protocol>.lua`); none are written without it.
     pub fn lua_out(mut self, dir: impl AsRef<Path>) -> Self {
         self.lua_out = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Where the C# codecs go (`<Protocol>.cs`, and `WiregenRuntime.cs` they all use); none are
+    /// written without it.
+    pub fn csharp_out(mut self, dir: impl AsRef<Path>) -> Self {
+        self.csharp_out = Some(dir.as_ref().to_path_buf());
         self
     }
 
@@ -362,7 +370,19 @@ impl Builder {
                 .as_ref()
                 .map(|dir| dir.join(format!("{}.lua", p.name)).display().to_string());
             let doc = self.doc_out.as_ref().map(|dir| dir.display().to_string());
-            let (o, problems) = pipeline::generate(p, &rust, lua.as_deref(), doc.as_deref());
+            let csharp = self
+                .csharp_out
+                .as_ref()
+                .map(|dir| dir.join(backend::csharp::file_name(p)).display().to_string());
+            let (o, problems) = pipeline::generate(
+                p,
+                &rust,
+                pipeline::Paths {
+                    lua: lua.as_deref(),
+                    csharp: csharp.as_deref(),
+                    doc: doc.as_deref(),
+                },
+            );
             if o.iter().any(|f| f.path.ends_with("Cargo.toml")) {
                 crates.push(p);
             }
@@ -393,6 +413,12 @@ impl Builder {
                 &wiregen_crate(&self.generator_path, &base.join(dir)),
             ));
         }
+        if let Some(dir) = &self.csharp_out {
+            out.push(Output {
+                path: dir.join(backend::csharp::RUNTIME_FILE).display().to_string(),
+                contents: backend::csharp::RUNTIME.to_string(),
+            });
+        }
         if let Some(file) = &self.json_schema {
             out.push(Output {
                 path: file.display().to_string(),
@@ -405,6 +431,7 @@ impl Builder {
         let orphans = if self.prune && errors.0.is_empty() {
             let mut owned = vec![base.join(&rust_out)];
             owned.extend(self.lua_out.as_ref().map(|l| base.join(l)));
+            owned.extend(self.csharp_out.as_ref().map(|l| base.join(l)));
             owned.extend(self.doc_out.as_ref().map(|d| base.join(d)));
             orphans(&owned, &out)
         } else {

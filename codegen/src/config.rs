@@ -33,6 +33,7 @@ struct Config {
     schema_dirs: Vec<String>,
     rust_out: String,
     lua_out: Option<String>,
+    csharp_out: Option<String>,
     doc_out: Option<String>,
     json_schema: Option<String>,
     #[serde(default)]
@@ -93,6 +94,9 @@ fn builder(root: &Path) -> Result<Option<Builder>, Error> {
     }
     if let Some(l) = &c.lua_out {
         b = b.lua_out(at(l));
+    }
+    if let Some(cs) = &c.csharp_out {
+        b = b.csharp_out(at(cs));
     }
     if let Some(d) = &c.doc_out {
         b = b.doc_out(at(d));

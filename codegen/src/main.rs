@@ -44,6 +44,9 @@ struct Targets {
     /// Where the dissectors go (`<protocol>.lua`).
     #[arg(long)]
     lua_out: Option<PathBuf>,
+    /// Where the C# codecs go (`<Protocol>.cs` and `WiregenRuntime.cs`).
+    #[arg(long)]
+    csharp_out: Option<PathBuf>,
     /// Write a crate per schema (Cargo.toml, src/) instead of one file.
     #[arg(long)]
     crates: bool,
@@ -137,6 +140,9 @@ fn plan(root: &Path, t: &Targets) -> Result<Plan, String> {
             .serde(t.serde);
         if let Some(l) = lua_out {
             b = b.lua_out(l);
+        }
+        if let Some(cs) = &t.csharp_out {
+            b = b.csharp_out(cs);
         }
         match &t.runtime_path {
             Some(runtime) => {

@@ -91,7 +91,23 @@ pub fn outputs(p: &Protocol, runtime: &RuntimeDep) -> (Vec<Output>, Diagnostics)
         backend::rust::generate(p, l, &format!("{GENERATED_DIR}/{}", p.name), runtime)
     };
     let lua = format!("{DISSECTOR_DIR}/{}.lua", p.name);
-    generate(p, &rust, Some(&lua), None)
+    generate(
+        p,
+        &rust,
+        Paths {
+            lua: Some(&lua),
+            csharp: None,
+            doc: None,
+        },
+    )
+}
+
+/// Where the outputs beside the Rust go (`None`: not wanted).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Paths<'a> {
+    pub(crate) lua: Option<&'a str>,
+    pub(crate) csharp: Option<&'a str>,
+    pub(crate) doc: Option<&'a str>,
 }
 
 /// The outputs of `p` its backends can generate: the Rust `rust` gives, the dissector at
@@ -100,10 +116,18 @@ pub fn outputs(p: &Protocol, runtime: &RuntimeDep) -> (Vec<Output>, Diagnostics)
 pub(crate) fn generate(
     p: &Protocol,
     rust: &dyn Fn(&Lowered) -> Result<Vec<Output>, backend::Internal>,
-    lua_path: Option<&str>,
-    doc_dir: Option<&str>,
+    paths: Paths,
 ) -> (Vec<Output>, Diagnostics) {
-    let wanted = |b: Backend| b == Backend::Rust || lua_path.is_some();
+    let Paths {
+        lua: lua_path,
+        csharp: csharp_path,
+        doc: doc_dir,
+    } = paths;
+    let wanted = |b: Backend| match b {
+        Backend::Rust => true,
+        Backend::Lua => lua_path.is_some(),
+        Backend::CSharp => csharp_path.is_some(),
+    };
     let mut out = Vec::new();
     let mut problems = Diagnostics(
         p.limits
@@ -139,6 +163,12 @@ pub(crate) fn generate(
         match backend::lua::generate(p, &lowered, path) {
             Ok(o) => out.extend(o),
             Err(u) => problems.0.push(internal(Backend::Lua, u)),
+        }
+    }
+    if let Some(path) = csharp_path.filter(|_| p.generates(Backend::CSharp)) {
+        match backend::csharp::generate(p, &lowered, path) {
+            Ok(o) => out.extend(o),
+            Err(u) => problems.0.push(internal(Backend::CSharp, u)),
         }
     }
     if let Some(dir) = doc_dir {

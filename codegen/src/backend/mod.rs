@@ -1,5 +1,6 @@
 //! One backend per output. Each reads only the IR and returns files (path, contents).
 
+pub mod csharp;
 pub mod doc;
 pub mod fuzz;
 pub mod header;

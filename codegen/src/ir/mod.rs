@@ -116,6 +116,7 @@ pub struct Protocol {
 pub enum Backend {
     Rust,
     Lua,
+    CSharp,
 }
 
 impl Backend {
@@ -123,6 +124,7 @@ impl Backend {
         match self {
             Backend::Rust => "Rust",
             Backend::Lua => "Lua",
+            Backend::CSharp => "C#",
         }
     }
 }

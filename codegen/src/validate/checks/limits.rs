@@ -115,6 +115,98 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
         }
     }
     wide_number_limits(r, p, &mut out);
+    csharp_limits(r, p, &mut out);
+    out
+}
+
+/// What the C# codec does not generate yet (one code, L0118: each says what): checksums,
+/// compression, conversation state, enclosing fields and the direction in expressions, values
+/// the encoder implies, bit groups, padding, packed bools, named enum ranges, length prefixes of
+/// encoded values, and tags the encoder cannot take from the variant.
+fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
+    let mut seen = std::collections::HashSet::new();
+    for (sid, s) in p.structs.iter().enumerate() {
+        for (fi, f) in s.fields.iter().enumerate() {
+            let fp = r.field_path(&s.name, fi);
+            let mut say = |key: &str, what: &str| {
+                if seen.insert((sid, fi)) {
+                    out.push(limit(
+                        r,
+                        Code::L0118,
+                        Backend::CSharp,
+                        &format!("{fp}.{key}"),
+                        format!("'{}': {what}", f.name),
+                        "the Rust crate and the dissector are generated; the C# codec is not yet",
+                    ));
+                }
+            };
+            let exotic = |e: &Expr| {
+                e.any(|x| matches!(x, Expr::Item(..) | Expr::Enclosing(_) | Expr::FromClient))
+            };
+            let exprs = field_exprs(f);
+            if matches!(f.role, Role::Checksum(_)) {
+                say("checksum", "a checksum");
+            } else if f.compression.is_some() {
+                say("compression", "a compressed value");
+            } else if !f.select.is_empty() || exprs.iter().any(|e| exotic(e)) {
+                say("type", "conversation state, an enclosing field or the direction");
+            } else if !f.implied.is_empty() {
+                say("type", "a value the encoder implies (set_when, a flag bit)");
+            } else if f.group.is_some() {
+                say("type", "a bit group");
+            } else if f.padding.any() || (fi == 0 && s.padding.any()) {
+                say("type", "padding or alignment");
+            } else if f.packed {
+                say("type", "a packed bool array");
+            } else if matches!(f.ty, Ty::Enum(id) if !p.enums[id].ranges.is_empty()) {
+                say("type", "an enum with named ranges");
+            } else if matches!(
+                &f.ty,
+                Ty::Struct(_, Some(Len::Prefix(_) | Len::VarPrefix(_)))
+            ) || matches!(&f.ty, Ty::Union(u) if matches!(u.len, Len::Prefix(_) | Len::VarPrefix(_)))
+            {
+                say("type", "a length prefix of an encoded value");
+            } else if let Role::Derived(Derive::TagOf(ui)) = f.role {
+                let bare = matches!(&s.fields[ui].ty, Ty::Union(u) if u.on.local_field() == Some(fi));
+                if !bare {
+                    say("type", "a tag solved from an expression");
+                }
+            } else if let Role::Derived(Derive::LengthOf(ti, _)) = f.role {
+                let t = &s.fields[ti].ty;
+                if t.is_encoded() && !matches!(f.ty, Ty::Int(_)) {
+                    say("type", "a length of an encoded value that is not an integer");
+                }
+            }
+        }
+    }
+}
+
+/// Every expression of a field: its condition, lengths, switch tag and the keys of its lists.
+fn field_exprs(f: &Field) -> Vec<&Expr> {
+    let mut out: Vec<&Expr> = f.condition.iter().collect();
+    out.extend(f.select.iter().map(|(_, k)| k));
+    out.extend(f.warnings.iter().map(|(e, _)| e));
+    fn ty_exprs<'t>(ty: &'t Ty, out: &mut Vec<&'t Expr>) {
+        let len = |l: &'t Len, out: &mut Vec<&'t Expr>| {
+            if let Len::Expr(e) | Len::Bytes(e) = l {
+                out.push(e);
+            }
+        };
+        match ty {
+            Ty::Bytes(l) | Ty::Str(l, _) | Ty::Struct(_, Some(l)) => len(l, out),
+            Ty::Array(e, l) => {
+                len(l, out);
+                ty_exprs(e, out);
+            }
+            Ty::Union(u) => {
+                out.push(&u.on);
+                out.extend(&u.unless);
+                len(&u.len, out);
+            }
+            _ => {}
+        }
+    }
+    ty_exprs(&f.ty, &mut out);
     out
 }
 
@@ -242,6 +334,7 @@ pub(super) fn limit(
     let output = match backend {
         Backend::Rust => "the Rust crate",
         Backend::Lua => "the Lua dissector",
+        Backend::CSharp => "the C# codec",
     };
     Limit {
         backend,

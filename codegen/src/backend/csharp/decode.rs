@@ -1,0 +1,645 @@
+//! `Read`: the statements that read each field into a local, dispatching on the lowering's read
+//! step, then the value built from the locals the user sees.
+
+use super::expr::Exprs;
+use super::types::{variant, Types};
+use super::*;
+use crate::lower::{bit_read, byte_read, BitNumber, ByteNumber, LenRead, ValueRead};
+use std::cell::Cell;
+
+pub(crate) struct Decoder<'p> {
+    i: Input<'p>,
+    /// Numbers the temporaries of one method.
+    temps: Cell<usize>,
+}
+
+/// Where a value is read: its struct, its field, its name in errors.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    sid: StructId,
+    fi: usize,
+    nm: &'a str,
+}
+
+impl<'p> Decoder<'p> {
+    pub(crate) fn new(i: Input<'p>) -> Self {
+        Decoder {
+            i,
+            temps: Cell::new(0),
+        }
+    }
+
+    fn temp(&self, base: &str) -> String {
+        let n = self.temps.get();
+        self.temps.set(n + 1);
+        format!("{base}{n}")
+    }
+
+    fn exprs(&self) -> Exprs<'p> {
+        Exprs { i: self.i }
+    }
+
+    fn types(&self) -> Types<'p> {
+        Types { i: self.i }
+    }
+
+    fn msb(&self, sid: StructId) -> &'static str {
+        if self.i.p.structs[sid].layout == Layout::MsbBits {
+            "true"
+        } else {
+            "false"
+        }
+    }
+
+    pub(crate) fn read_method(&self, c: &mut Code, sid: StructId) -> Result<(), Internal> {
+        let p = self.i.p;
+        let s = &p.structs[sid];
+        let name = type_name(&s.name);
+        c.line("/// <summary>Reads a value from where the reader is.</summary>");
+        c.line(&format!("public static {name} Read(WireReader r)"));
+        c.open();
+        for (fi, f) in s.fields.iter().enumerate() {
+            self.read_field(c, sid, fi, f)?;
+        }
+        let fields: Vec<String> = s
+            .value_fields()
+            .map(|(_, f)| format!("{} = {}", member(&name, &f.name), local(&f.name)))
+            .collect();
+        if fields.is_empty() {
+            c.line(&format!("return new {name}();"));
+        } else {
+            c.line(&format!("return new {name}"));
+            c.open();
+            for f in fields {
+                c.line(&format!("{f},"));
+            }
+            c.close_with(";");
+        }
+        c.close();
+        Ok(())
+    }
+
+    fn read_field(&self, c: &mut Code, sid: StructId, fi: usize, f: &Field) -> Result<(), Internal> {
+        let at = At {
+            sid,
+            fi,
+            nm: &f.name,
+        };
+        let loc = local(&f.name);
+        let t = self.types().ty(sid, fi, &f.ty)?;
+        let checks = matches!(f.role, Role::Const(_)) || f.max.is_some() || f.valid.is_some();
+        let at_local = format!("{loc}At");
+        match &f.condition {
+            None => {
+                c.line(&format!("{t} {loc};"));
+                if checks {
+                    c.line(&format!("long {at_local} = r.BitPosition;"));
+                }
+                self.read_into(c, at, &f.ty, &loc)?;
+                self.checks(c, f, &loc, &at_local);
+            }
+            Some(cond) => {
+                let opt = if is_value_type(&f.ty) {
+                    format!("{t}?")
+                } else {
+                    t.clone()
+                };
+                c.line(&format!("{opt} {loc} = null;"));
+                c.line(&format!("if ({})", self.exprs().expr(cond)));
+                c.open();
+                let inner = self.temp("read");
+                c.line(&format!("{t} {inner};"));
+                if checks {
+                    c.line(&format!("long {at_local} = r.BitPosition;"));
+                }
+                self.read_into(c, at, &f.ty, &inner)?;
+                self.checks(c, f, &inner, &at_local);
+                c.line(&format!("{loc} = {inner};"));
+                c.close();
+            }
+        }
+        Ok(())
+    }
+
+    /// A constant's, `max`'s and `valid`'s checks of the value just read.
+    fn checks(&self, c: &mut Code, f: &Field, x: &str, at: &str) {
+        let nm = lit(&f.name);
+        if let Role::Const(k) = f.role {
+            let lit_k = f.const_literal().unwrap_or_else(|| k.to_string());
+            c.line(&format!("if ((ulong){x} != {lit_k})"));
+            c.open();
+            c.line(&format!(
+                "throw r.Error({nm}, {at}, \"expected {lit_k}, found \" + {x});"
+            ));
+            c.close();
+        }
+        if let Some(m) = f.max {
+            c.line(&format!("if ((ulong){x} > {m}UL)"));
+            c.open();
+            c.line(&format!(
+                "throw r.Error({nm}, {at}, {x} + \" is over the largest allowed, {m}\");"
+            ));
+            c.close();
+        }
+        if let Some(v) = &f.valid {
+            c.line(&format!("if ({})", invalid_test(v, &format!("(long){x}"))));
+            c.open();
+            c.line(&format!("throw r.Error({nm}, {at}, {x} + \" is not a valid value\");"));
+            c.close();
+        }
+    }
+
+    /// Statements that read a value of `ty` into `target` (declared already).
+    fn read_into(&self, c: &mut Code, at: At, ty: &Ty, target: &str) -> Result<(), Internal> {
+        let bits = self.i.p.structs[at.sid].layout.is_bits();
+        if bits {
+            match bit_read(ty)? {
+                ValueRead::Number(n) => {
+                    let v = self.bit_number(at, n);
+                    c.line(&format!("{target} = {v};"));
+                    Ok(())
+                }
+                ValueRead::Text { len, text } => self.text(c, at, len, text, target),
+                ValueRead::Nested { id, len } => self.nested(c, at, id, len, target),
+                ValueRead::Array { elem, len } => self.array(c, at, elem, len, target),
+                ValueRead::Switch(u) => self.switch(c, at, u, target),
+            }
+        } else {
+            match byte_read(ty)? {
+                ValueRead::Number(n) => {
+                    let v = self.byte_number(at, n);
+                    c.line(&format!("{target} = {v};"));
+                    Ok(())
+                }
+                ValueRead::Text { len, text } => self.text(c, at, len, text, target),
+                ValueRead::Nested { id, len } => self.nested(c, at, id, len, target),
+                ValueRead::Array { elem, len } => self.array(c, at, elem, len, target),
+                ValueRead::Switch(u) => self.switch(c, at, u, target),
+            }
+        }
+    }
+
+    fn byte_number(&self, at: At, n: ByteNumber) -> String {
+        let p = self.i.p;
+        let nm = lit(at.nm);
+        let int = |it: &IntTy| {
+            let (n, big) = (it.bytes(), it.endian == Endian::Big);
+            if it.signed {
+                format!("({})r.SInt({n}, {big}, {nm})", int_type(it))
+            } else if n == 1 {
+                format!("r.U8({nm})")
+            } else {
+                format!("({})r.UInt({n}, {big}, {nm})", int_type(it))
+            }
+        };
+        match n {
+            ByteNumber::Int(it) => int(&it),
+            ByteNumber::Bool => format!("r.U8({nm}) != 0"),
+            ByteNumber::Float { bits, endian } => {
+                let big = endian == Endian::Big;
+                format!("r.F{bits}({big}, {nm})")
+            }
+            ByteNumber::Leb128 => format!("r.Leb128({nm})"),
+            ByteNumber::ZigZag => format!("WireReader.UnZigZag(r.Leb128({nm}))"),
+            ByteNumber::RiptideLen => format!("r.RiptideLen({nm})"),
+            ByteNumber::Enum(id) => {
+                let e = &p.enums[id];
+                let v = format!("({}){}", type_name(&e.name), int(&e.repr));
+                self.known(e, v, at)
+            }
+            ByteNumber::Flags(id) => {
+                let f = &p.flags[id];
+                format!("({}){}", type_name(&f.name), int(&f.repr))
+            }
+        }
+    }
+
+    /// A closed enum's value checked to be one the schema names.
+    fn known(&self, e: &Enum, v: String, at: At) -> String {
+        if e.closed {
+            format!("{}Names.Known({v}, r, {})", type_name(&e.name), lit(at.nm))
+        } else {
+            v
+        }
+    }
+
+    fn bit_number(&self, at: At, n: BitNumber) -> String {
+        let p = self.i.p;
+        let nm = lit(at.nm);
+        let msb = self.msb(at.sid);
+        let int = |it: &IntTy| {
+            let w = it.bits;
+            if it.signed {
+                format!("({})r.SBits({w}, {msb}, {nm})", int_type(it))
+            } else {
+                format!("({})r.Bits({w}, {msb}, {nm})", int_type(it))
+            }
+        };
+        match n {
+            BitNumber::Int(it) => int(&it),
+            BitNumber::Bool => format!("r.Bits(1, {msb}, {nm}) != 0"),
+            BitNumber::Float { bits: 16 } => {
+                format!("WireHalf.ToSingle((ushort)r.Bits(16, {msb}, {nm}))")
+            }
+            BitNumber::Float { bits: 32 } => {
+                format!("WireFloats.FromBits((uint)r.Bits(32, {msb}, {nm}))")
+            }
+            BitNumber::Float { .. } => {
+                format!("BitConverter.Int64BitsToDouble((long)r.Bits(64, {msb}, {nm}))")
+            }
+            BitNumber::Leb128 => format!("r.Leb128({msb}, {nm})"),
+            BitNumber::ZigZag => format!("WireReader.UnZigZag(r.Leb128({msb}, {nm}))"),
+            BitNumber::Rabbit { bits, signed } => {
+                let t = int_type(&IntTy {
+                    bits,
+                    signed,
+                    endian: Endian::Little,
+                });
+                let raw = format!("r.Rabbit({bits}, {msb}, {nm})");
+                if signed {
+                    format!("({t})WireReader.UnZigZag({raw})")
+                } else {
+                    format!("({t}){raw}")
+                }
+            }
+            BitNumber::RawBits => format!("r.RestBits({msb}, {nm})"),
+            BitNumber::Enum(id) => {
+                let e = &p.enums[id];
+                let v = format!("({}){}", type_name(&e.name), int(&e.repr));
+                self.known(e, v, at)
+            }
+            BitNumber::Flags(id) => {
+                let f = &p.flags[id];
+                format!("({}){}", type_name(&f.name), int(&f.repr))
+            }
+        }
+    }
+
+    /// A local holding the length `len` gives (bytes or elements), read or computed now; `None`
+    /// for a value that runs to the end of its scope.
+    fn length(&self, c: &mut Code, at: At, len: &Len) -> Result<Option<String>, Internal> {
+        let nm = lit(at.nm);
+        let bits = self.i.p.structs[at.sid].layout.is_bits();
+        let msb = self.msb(at.sid);
+        let n = self.temp("n");
+        let v = match LenRead::of(len)? {
+            LenRead::Prefix(it) if bits => format!("r.Length((long)r.Bits({}, {msb}, {nm}), {nm})", it.bits),
+            LenRead::Prefix(it) => format!(
+                "r.Length((long)r.UInt({}, {}, {nm}), {nm})",
+                it.bytes(),
+                it.endian == Endian::Big
+            ),
+            LenRead::Leb128 if bits => format!("r.Length((long)r.Leb128({msb}, {nm}), {nm})"),
+            LenRead::Leb128 => format!("r.Length((long)r.Leb128({nm}), {nm})"),
+            LenRead::RiptideLen => format!("r.RiptideLen({nm})"),
+            LenRead::Expr(e) | LenRead::Bytes(e) => {
+                format!("r.Length({}, {nm})", self.exprs().expr(e))
+            }
+            LenRead::Rest => return Ok(None),
+        };
+        c.line(&format!("int {n} = {v};"));
+        Ok(Some(n))
+    }
+
+    fn text(
+        &self,
+        c: &mut Code,
+        at: At,
+        len: &Len,
+        text: Option<Text>,
+        target: &str,
+    ) -> Result<(), Internal> {
+        let nm = lit(at.nm);
+        let bits = self.i.p.structs[at.sid].layout.is_bits();
+        let msb = self.msb(at.sid);
+        let wide = matches!(text, Some(Text { encoding: Encoding::Utf16 { .. }, .. }));
+        let n = self.length(c, at, len)?;
+        let start = self.temp("at");
+        c.line(&format!("long {start} = r.BitPosition;"));
+        let seg = match (text.map(|t| t.nul), n) {
+            (Some(Nul::Terminated), _) => format!("r.BytesToNul({nm}, {wide})"),
+            (Some(Nul::Padded), Some(n)) => format!("r.BytesPadded({n}, {nm}, {wide})"),
+            (_, Some(n)) if bits => format!("r.BitBytes({n}, {msb}, {nm})"),
+            (_, Some(n)) => format!("r.Bytes({n}, {nm})"),
+            (_, None) if bits => format!("r.BitBytes(r.Remaining, {msb}, {nm})"),
+            (_, None) => format!("r.Bytes(r.Remaining, {nm})"),
+        };
+        let v = match text.map(|t| t.encoding) {
+            None => seg,
+            Some(Encoding::Utf8) => format!("WireText.Utf8({seg}, {start}, {nm})"),
+            Some(Encoding::Ascii) => format!("WireText.Ascii({seg}, {start}, {nm})"),
+            Some(Encoding::Latin1) => format!("WireText.Latin1({seg})"),
+            Some(Encoding::Utf16 { big }) => format!("WireText.Utf16({seg}, {big}, {start}, {nm})"),
+        };
+        c.line(&format!("{target} = {v};"));
+        Ok(())
+    }
+
+    /// `assign` (statements reading a nested value), its errors inside field `nm`.
+    fn within(&self, c: &mut Code, nm: &str, assign: impl FnOnce(&mut Code) -> Result<(), Internal>) -> Result<(), Internal> {
+        c.line("try");
+        c.open();
+        assign(c)?;
+        c.close();
+        c.line(&format!(
+            "catch (DecodeException e) {{ throw e.Within({}); }}",
+            lit(nm)
+        ));
+        Ok(())
+    }
+
+    /// Reading a value of struct `id` into `target`, inside a scope of `len` when it has one.
+    fn nested(&self, c: &mut Code, at: At, id: StructId, len: Option<&Len>, target: &str) -> Result<(), Internal> {
+        let p = self.i.p;
+        let t = type_name(&p.structs[id].name);
+        let parent_bits = p.structs[at.sid].layout.is_bits();
+        let child_bits = p.structs[id].layout.is_bits();
+        let n = match len {
+            Some(l) if !matches!(l, Len::Natural) => self.length(c, at, l)?,
+            _ => None,
+        };
+        let saved = self.temp("saved");
+        if let Some(n) = &n {
+            c.line(&format!("long {saved} = r.Limit({n}, {});", lit(at.nm)));
+        }
+        self.within(c, at.nm, |c| {
+            c.line(&format!("{target} = {t}.Read(r);"));
+            Ok(())
+        })?;
+        if child_bits && !parent_bits {
+            c.line("r.AlignToByte();");
+        }
+        if n.is_some() {
+            self.unlimit(c, at, &saved);
+        }
+        Ok(())
+    }
+
+    fn unlimit(&self, c: &mut Code, at: At, saved: &str) {
+        let nm = lit(at.nm);
+        if self.i.p.structs[at.sid].layout.is_bits() {
+            c.line(&format!("r.UnlimitBits({saved}, {}, {nm});", self.msb(at.sid)));
+        } else {
+            c.line(&format!("r.Unlimit({saved}, {nm});"));
+        }
+    }
+
+    /// The test that a scope has more to read (of a bit stream: a whole byte more).
+    fn more(&self, sid: StructId) -> &'static str {
+        if self.i.p.structs[sid].layout.is_bits() {
+            "r.BitsLeft >= 8"
+        } else {
+            "r.Remaining > 0"
+        }
+    }
+
+    fn array(&self, c: &mut Code, at: At, elem: &Ty, len: &Len, target: &str) -> Result<(), Internal> {
+        let et = self.types().ty(at.sid, at.fi, elem)?;
+        let item = self.temp("item");
+        let read_item = |c: &mut Code| -> Result<(), Internal> {
+            c.line(&format!("{et} {item};"));
+            self.read_into(c, at, elem, &item)?;
+            c.line(&format!("{target}.Add({item});"));
+            Ok(())
+        };
+        let empty_check = |c: &mut Code, before: &str| {
+            if self.i.l.field(at.sid, at.fi).empty_elements {
+                c.line(&format!("if (r.BitPosition == {before})"));
+                c.open();
+                c.line(&format!(
+                    "throw r.Error({}, {before}, \"an element took no bytes\");",
+                    lit(at.nm)
+                ));
+                c.close();
+            }
+        };
+        match (LenRead::of(len)?, len) {
+            (LenRead::Rest, _) => {
+                c.line(&format!("{target} = new List<{et}>();"));
+                c.line(&format!("while ({})", self.more(at.sid)));
+                c.open();
+                let before = self.temp("before");
+                c.line(&format!("long {before} = r.BitPosition;"));
+                read_item(c)?;
+                empty_check(c, &before);
+                c.close();
+            }
+            (LenRead::Bytes(_), _) => {
+                let n = self.length(c, at, len)?.unwrap_or_default();
+                let saved = self.temp("saved");
+                c.line(&format!("long {saved} = r.Limit({n}, {});", lit(at.nm)));
+                c.line(&format!("{target} = new List<{et}>();"));
+                c.line(&format!("while ({})", self.more(at.sid)));
+                c.open();
+                let before = self.temp("before");
+                c.line(&format!("long {before} = r.BitPosition;"));
+                read_item(c)?;
+                empty_check(c, &before);
+                c.close();
+                self.unlimit(c, at, &saved);
+            }
+            _ => {
+                let n = self.length(c, at, len)?.unwrap_or_default();
+                // No more room reserved than the bytes left could hold.
+                c.line(&format!(
+                    "{target} = new List<{et}>(Math.Min({n}, r.Remaining));"
+                ));
+                let i = self.temp("i");
+                c.line(&format!("for (int {i} = 0; {i} < {n}; {i}++)"));
+                c.open();
+                read_item(c)?;
+                c.close();
+            }
+        }
+        Ok(())
+    }
+
+    fn switch(&self, c: &mut Code, at: At, u: &Union, target: &str) -> Result<(), Internal> {
+        let p = self.i.p;
+        let name = type_name(&p.union_name(at.sid, at.fi));
+        let nm = lit(at.nm);
+        let n = match &u.len {
+            Len::Natural => None,
+            l => Some(self.length(c, at, l)?),
+        };
+        let saved = self.temp("saved");
+        if let Some(n) = &n {
+            let n = n.clone().unwrap_or_else(|| "r.Remaining".into());
+            c.line(&format!("long {saved} = r.Limit({n}, {nm});"));
+        }
+        let tag = self.temp("tag");
+        let on = self.exprs().expr(&u.on);
+        let on = if self.exprs().is_bool(&u.on) {
+            format!("({on} ? 1L : 0L)")
+        } else {
+            on
+        };
+        c.line(&format!("long {tag} = {on};"));
+        let tag_field = self.types().tag_field(at.sid, at.fi);
+        let set_tag = |c: &mut Code, v: &str| -> Result<(), Internal> {
+            if let Some((ti, tf)) = tag_field {
+                let t = self.types().ty(at.sid, ti, &tf.ty)?;
+                let value = match tf.ty {
+                    Ty::Bool => format!("{tag} != 0"),
+                    _ => format!("({t}){tag}"),
+                };
+                c.line(&format!("{v}.{} = {value};", member("", &tf.name)));
+            }
+            Ok(())
+        };
+        let default_body = |c: &mut Code| -> Result<(), Internal> {
+            match u.default {
+                Some(body) => {
+                    let v = self.temp("other");
+                    c.line(&format!(
+                        "var {v} = new {name}.{}();",
+                        variant(&u.default_variant)
+                    ));
+                    if tag_field.is_some() {
+                        set_tag(c, &v)?;
+                    }
+                    self.case_body(c, at, body, &v)?;
+                    c.line(&format!("{target} = {v};"));
+                }
+                None => c.line(&format!(
+                    "throw r.Error({nm}, r.BitPosition, \"no case for tag \" + {tag});"
+                )),
+            }
+            Ok(())
+        };
+        if let Some(unless) = &u.unless {
+            c.line(&format!("if ({})", self.exprs().expr(unless)));
+            c.open();
+            default_body(c)?;
+            c.close();
+            c.line("else");
+            c.open();
+        }
+        // A switch statement over single values; a chain of tests when a case is a range.
+        let ranges = u
+            .cases
+            .iter()
+            .flat_map(|k| &k.values)
+            .any(|v| matches!(v, CaseValue::Range(..)));
+        if !ranges {
+            c.line(&format!("switch ({tag})"));
+            c.open();
+        }
+        for (ki, k) in u.cases.iter().enumerate() {
+            if ranges {
+                let tests: Vec<String> = k
+                    .values
+                    .iter()
+                    .map(|v| match v {
+                        CaseValue::One(x) => format!("{tag} == {}L", *x as i64),
+                        CaseValue::Range(lo, hi) => {
+                            format!("({tag} >= {}L && {tag} <= {}L)", *lo as i64, *hi as i64)
+                        }
+                    })
+                    .collect();
+                let kw = if ki == 0 { "if" } else { "else if" };
+                c.line(&format!("{kw} ({})", tests.join(" || ")));
+            } else {
+                for v in &k.values {
+                    if let CaseValue::One(x) = v {
+                        c.line(&format!("case {}L:", *x as i64));
+                    }
+                }
+            }
+            c.open();
+            let v = self.temp("case");
+            c.line(&format!("var {v} = new {name}.{}();", variant(&k.variant)));
+            if k.single().is_none() {
+                set_tag(c, &v)?;
+            }
+            self.case_body(c, at, k.body, &v)?;
+            c.line(&format!("{target} = {v};"));
+            if !ranges {
+                c.line("break;");
+            }
+            c.close();
+        }
+        if ranges {
+            c.line(if u.cases.is_empty() { "" } else { "else" });
+            c.open();
+            default_body(c)?;
+            c.close();
+        } else {
+            c.line("default:");
+            c.open();
+            default_body(c)?;
+            if u.default.is_some() {
+                c.line("break;");
+            }
+            c.close();
+            c.close();
+        }
+        if u.unless.is_some() {
+            c.close();
+        }
+        if n.is_some() {
+            self.unlimit(c, at, &saved);
+        }
+        Ok(())
+    }
+
+    fn case_body(&self, c: &mut Code, at: At, body: CaseBody, v: &str) -> Result<(), Internal> {
+        let p = self.i.p;
+        let nm = lit(at.nm);
+        let bits = p.structs[at.sid].layout.is_bits();
+        match body {
+            CaseBody::Struct(id) => {
+                let t = type_name(&p.structs[id].name);
+                self.within(c, at.nm, |c| {
+                    c.line(&format!("{v}.Value = global::{}.{t}.Read(r);", namespace(p)));
+                    Ok(())
+                })?;
+                if p.structs[id].layout.is_bits() && !bits {
+                    c.line("r.AlignToByte();");
+                }
+            }
+            CaseBody::Array(id) => {
+                let t = format!("global::{}.{}", namespace(p), type_name(&p.structs[id].name));
+                c.line(&format!("{v}.Value = new List<{t}>();"));
+                c.line(&format!("while ({})", self.more(at.sid)));
+                c.open();
+                self.within(c, at.nm, |c| {
+                    c.line(&format!("{v}.Value.Add({t}.Read(r));"));
+                    Ok(())
+                })?;
+                c.close();
+            }
+            CaseBody::Bytes if bits => c.line(&format!(
+                "{v}.Value = r.BitBytes(r.Remaining, {}, {nm});",
+                self.msb(at.sid)
+            )),
+            CaseBody::Bytes => c.line(&format!("{v}.Value = r.Bytes(r.Remaining, {nm});")),
+            CaseBody::Empty => {}
+        }
+        Ok(())
+    }
+}
+
+/// The test that a value is not among `valid`'s.
+pub(crate) fn invalid_test(v: &Valid, x: &str) -> String {
+    match v {
+        Valid::Range { min, max } => {
+            let mut parts = Vec::new();
+            if let Some(m) = min {
+                parts.push(format!("{x} < {m}L"));
+            }
+            if let Some(m) = max {
+                parts.push(format!("{x} > {m}L"));
+            }
+            if parts.is_empty() {
+                "false".into()
+            } else {
+                parts.join(" || ")
+            }
+        }
+        Valid::List(l) => {
+            let parts: Vec<String> = l.iter().map(|v| format!("{x} != {v}L")).collect();
+            parts.join(" && ")
+        }
+    }
+}

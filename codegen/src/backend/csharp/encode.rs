@@ -1,0 +1,540 @@
+//! `Write`: each field's local (the user's value, a constant, or what the encoder derives: a
+//! length, a count, a tag, a presence bit), then each written in order, lengths of encoded
+//! values patched once those are written.
+
+use super::expr::Exprs;
+use super::types::Types;
+use super::*;
+use crate::lower::{bit_read, byte_read, BitNumber, ByteNumber, LenRead, SizeWrite, ValueRead};
+
+pub(crate) struct Encoder<'p> {
+    i: Input<'p>,
+}
+
+impl<'p> Encoder<'p> {
+    pub(crate) fn new(i: Input<'p>) -> Self {
+        Encoder { i }
+    }
+
+    fn types(&self) -> Types<'p> {
+        Types { i: self.i }
+    }
+
+    fn exprs(&self) -> Exprs<'p> {
+        Exprs { i: self.i }
+    }
+
+    fn msb(&self, sid: StructId) -> &'static str {
+        if self.i.p.structs[sid].layout == Layout::MsbBits {
+            "true"
+        } else {
+            "false"
+        }
+    }
+
+    pub(crate) fn write_method(&self, c: &mut Code, sid: StructId) -> Result<(), Internal> {
+        let p = self.i.p;
+        let s = &p.structs[sid];
+        let name = type_name(&s.name);
+        c.line("/// <summary>Writes the value where the writer is.</summary>");
+        c.line("public void Write(WireWriter w)");
+        c.open();
+        // The user's values first: derived fields before them read them.
+        for (_, f) in s.value_fields() {
+            c.line(&format!("var {} = {};", local(&f.name), member(&name, &f.name)));
+            if let Ty::Str(_, text) = &f.ty {
+                let x = local(&f.name);
+                let b = format!("{x}Bytes");
+                let conv = text_bytes(text, &x, &f.name);
+                if f.condition.is_some() {
+                    c.line(&format!("byte[] {b} = {x} == null ? null : {conv};"));
+                } else {
+                    c.line(&format!("byte[] {b} = {conv};"));
+                }
+            }
+        }
+        // Lengths written before what they measure, patched after it: (length field, target).
+        for (fi, f) in s.fields.iter().enumerate() {
+            self.write_field(c, sid, fi, f)?;
+        }
+        c.close();
+        Ok(())
+    }
+
+    fn write_field(&self, c: &mut Code, sid: StructId, fi: usize, f: &Field) -> Result<(), Internal> {
+        let p = self.i.p;
+        let s = &p.structs[sid];
+        let plan = self.i.l.field(sid, fi);
+        let x = local(&f.name);
+        let nm = lit(&f.name);
+        let t = self.types().ty(sid, fi, &f.ty)?;
+        match &f.role {
+            Role::Value => {}
+            Role::Const(_) => {
+                let k = f.const_literal().unwrap_or_default();
+                c.line(&format!("{t} {x} = ({t}){k};"));
+            }
+            Role::Reserved => match &f.ty {
+                Ty::Bytes(_) => {}
+                _ => c.line(&format!("{t} {x} = 0;")),
+            },
+            Role::Derived(d) => {
+                let v = match *d {
+                    Derive::LengthOf(ti, lin) => {
+                        let target = &s.fields[ti];
+                        match plan.write.size {
+                            Some(SizeWrite::Patched) => "0L".to_string(),
+                            _ => solve(&self.size_of(target, ti, sid)?, lin),
+                        }
+                    }
+                    Derive::CountOf(ti, lin) => {
+                        let tx = local(&s.fields[ti].name);
+                        let count = if s.fields[ti].condition.is_some() {
+                            format!("({tx} == null ? 0L : (long){tx}.Count)")
+                        } else {
+                            format!("(long){tx}.Count")
+                        };
+                        solve(&count, lin)
+                    }
+                    Derive::TagOf(ui) => {
+                        let ux = local(&s.fields[ui].name);
+                        format!("{ux}.WireTag")
+                    }
+                    Derive::PresenceOf(oi) | Derive::AbsenceOf(oi) => {
+                        let o = &s.fields[oi];
+                        let ox = local(&o.name);
+                        let present = if is_value_type(&o.ty) {
+                            format!("{ox}.HasValue")
+                        } else {
+                            format!("{ox} != null")
+                        };
+                        let holds = match d {
+                            Derive::PresenceOf(_) => present,
+                            _ => format!("!({present})"),
+                        };
+                        if matches!(f.ty, Ty::Bool) {
+                            holds
+                        } else {
+                            format!("({holds} ? 1L : 0L)")
+                        }
+                    }
+                };
+                let v = match f.ty {
+                    Ty::Bool => v,
+                    _ => format!("({t})WireFit.Count({v}, {}UL, {nm})", max_of(p, &f.ty)),
+                };
+                c.line(&format!("{t} {x} = {v};"));
+            }
+            Role::Checksum(_) => {
+                return Err(Internal("a checksum (refused for C# by limits.rs)".into()))
+            }
+        }
+        // Presence.
+        let present = match &f.condition {
+            None => None,
+            Some(cond) => {
+                let has = if is_value_type(&f.ty) {
+                    format!("{x}.HasValue")
+                } else {
+                    format!("{x} != null")
+                };
+                if plan.write.presence == crate::lower::Presence::Checked {
+                    let cond = self.exprs().expr(cond);
+                    c.line(&format!("if (({cond}) != ({has}))"));
+                    c.open();
+                    c.line(&format!(
+                        "throw new EncodeException({nm}, \"present exactly when its condition holds\");"
+                    ));
+                    c.close();
+                }
+                Some(has)
+            }
+        };
+        if let Some(has) = &present {
+            c.line(&format!("if ({has})"));
+            c.open();
+        }
+        let value = if present.is_some() && is_value_type(&f.ty) {
+            format!("{x}.Value")
+        } else {
+            x.clone()
+        };
+        // A length patched after its target: zeros now.
+        if plan.write.size == Some(SizeWrite::Patched) {
+            if let (Ty::Int(it), Role::Derived(Derive::LengthOf(..))) = (&f.ty, &f.role) {
+                c.line(&format!("int {x}Pos = w.Position;"));
+                c.line(&format!("w.Zeros({});", it.bytes()));
+            } else {
+                return Err(Internal("a patched length that is not an integer".into()));
+            }
+        } else if f.role == Role::Reserved && matches!(f.ty, Ty::Bytes(_)) {
+            let Ty::Bytes(Len::Expr(e)) = &f.ty else {
+                return Err(Internal("reserved bytes without a constant length".into()));
+            };
+            c.line(&format!("w.Zeros((int){});", self.exprs().expr(e)));
+        } else {
+            if plan.write.len_check {
+                self.len_check(c, sid, fi, f, &value)?;
+            }
+            let starts: Vec<usize> = plan.write.patches.clone();
+            if !starts.is_empty() {
+                c.line(&format!("int {x}Start = w.Position;"));
+            }
+            self.write_value(c, sid, fi, &f.ty, &value, &f.name)?;
+            for li in starts {
+                let lf = &s.fields[li];
+                let Ty::Int(it) = &lf.ty else {
+                    return Err(Internal("a patched length that is not an integer".into()));
+                };
+                let Role::Derived(Derive::LengthOf(_, lin)) = lf.role else {
+                    return Err(Internal("a patch of no length".into()));
+                };
+                let lx = local(&lf.name);
+                let v = solve(&format!("(long)(w.Position - {x}Start)"), lin);
+                c.line(&format!(
+                    "w.Patch({lx}Pos, (ulong)WireFit.Count({v}, {}UL, {}), {}, {});",
+                    it.max_value(),
+                    lit(&lf.name),
+                    it.bytes(),
+                    it.endian == Endian::Big
+                ));
+            }
+        }
+        if present.is_some() {
+            c.close();
+        }
+        Ok(())
+    }
+
+    /// The size (bytes or elements, as a `long`) of field `ti`'s value, known before it is
+    /// written.
+    fn size_of(&self, target: &Field, ti: usize, sid: StructId) -> Result<String, Internal> {
+        let tx = local(&target.name);
+        let v = match &target.ty {
+            Ty::Str(..) => format!("(long){tx}Bytes.Length"),
+            Ty::Bytes(_) | Ty::Array(..) => {
+                if target.condition.is_some() && is_value_type(&target.ty) {
+                    format!("(long){tx}.Value.Count")
+                } else {
+                    format!("(long){tx}.Count")
+                }
+            }
+            _ => {
+                return Err(Internal(format!(
+                    "the size of '{}' of struct {sid}, field {ti}",
+                    target.name
+                )))
+            }
+        };
+        Ok(if target.condition.is_some() {
+            let has = if is_value_type(&target.ty) {
+                format!("{tx}.HasValue")
+            } else {
+                format!("{tx} != null")
+            };
+            format!("({has} ? {v} : 0L)")
+        } else {
+            v
+        })
+    }
+
+    /// A value whose length an expression gives (nothing derives) must have that length.
+    fn len_check(&self, c: &mut Code, sid: StructId, fi: usize, f: &Field, x: &str) -> Result<(), Internal> {
+        let _ = (sid, fi);
+        let e = match &f.ty {
+            Ty::Bytes(Len::Expr(e)) | Ty::Str(Len::Expr(e), _) | Ty::Array(_, Len::Expr(e)) => e,
+            _ => return Ok(()),
+        };
+        let n = match &f.ty {
+            Ty::Str(..) => format!("{}Bytes.Length", local(&f.name)),
+            _ => format!("{x}.Count"),
+        };
+        c.line(&format!("if ({n} != {})", self.exprs().expr(e)));
+        c.open();
+        c.line(&format!(
+            "throw new EncodeException({}, \"its length is not what its length expression says\");",
+            lit(&f.name)
+        ));
+        c.close();
+        Ok(())
+    }
+
+    /// Statements writing `x`, a value of `ty` of field `fi`.
+    fn write_value(&self, c: &mut Code, sid: StructId, fi: usize, ty: &Ty, x: &str, name: &str) -> Result<(), Internal> {
+        if self.i.p.structs[sid].layout.is_bits() {
+            match bit_read(ty)? {
+                ValueRead::Number(n) => {
+                    c.line(&self.bit_number(sid, n, x, name));
+                    Ok(())
+                }
+                r => self.compound(c, sid, fi, r, x, name),
+            }
+        } else {
+            match byte_read(ty)? {
+                ValueRead::Number(n) => {
+                    c.line(&self.byte_number(n, x, name));
+                    Ok(())
+                }
+                r => self.compound(c, sid, fi, r, x, name),
+            }
+        }
+    }
+
+    /// Text, nested values, arrays and switches (numbers are written by the caller).
+    fn compound<N>(&self, c: &mut Code, sid: StructId, fi: usize, read: ValueRead<'_, N>, x: &str, name: &str) -> Result<(), Internal> {
+        match read {
+            ValueRead::Number(_) => Ok(()),
+            ValueRead::Text { len, text } => self.text(c, sid, len, text, x, name),
+            ValueRead::Nested { id, len } => self.nested(c, sid, id, len, x, name),
+            ValueRead::Array { elem, len } => {
+                self.prefix(c, sid, len, &format!("{x}.Count"), name)?;
+                let item = format!("item{}", x.len());
+                c.line(&format!("foreach (var {item} in {x})"));
+                c.open();
+                self.write_value(c, sid, fi, elem, &item, name)?;
+                c.close();
+                Ok(())
+            }
+            ValueRead::Switch(u) => {
+                if let Len::Prefix(_) | Len::VarPrefix(_) = u.len {
+                    return Err(Internal("a switch with a length prefix (refused by limits.rs)".into()));
+                }
+                self.within(c, name, &format!("{x}.Write(w);"));
+                Ok(())
+            }
+        }
+    }
+
+    fn within(&self, c: &mut Code, name: &str, stmt: &str) {
+        c.line("try");
+        c.open();
+        c.line(stmt);
+        c.close();
+        c.line(&format!(
+            "catch (EncodeException e) {{ throw e.Within({}); }}",
+            lit(name)
+        ));
+    }
+
+    /// A length or count prefix of `n` (a C# `int`), when `len` is one.
+    fn prefix(&self, c: &mut Code, sid: StructId, len: &Len, n: &str, name: &str) -> Result<(), Internal> {
+        let nm = lit(name);
+        let bits = self.i.p.structs[sid].layout.is_bits();
+        let msb = self.msb(sid);
+        match LenRead::of(len)? {
+            LenRead::Prefix(it) if bits => c.line(&format!(
+                "w.Bits((ulong)WireFit.Count({n}, {}UL, {nm}), {}, {msb});",
+                it.max_value(),
+                it.bits
+            )),
+            LenRead::Prefix(it) => c.line(&format!(
+                "w.UInt((ulong)WireFit.Count({n}, {}UL, {nm}), {}, {});",
+                it.max_value(),
+                it.bytes(),
+                it.endian == Endian::Big
+            )),
+            LenRead::Leb128 if bits => c.line(&format!("w.Leb128((ulong){n}, {msb});")),
+            LenRead::Leb128 => c.line(&format!("w.Leb128((ulong){n});")),
+            LenRead::RiptideLen => c.line(&format!("w.RiptideLen((ulong){n}, {nm});")),
+            LenRead::Expr(_) | LenRead::Bytes(_) | LenRead::Rest => {}
+        }
+        Ok(())
+    }
+
+    fn text(&self, c: &mut Code, sid: StructId, len: &Len, text: Option<Text>, x: &str, name: &str) -> Result<(), Internal> {
+        let bits = self.i.p.structs[sid].layout.is_bits();
+        let msb = self.msb(sid);
+        let nm = lit(name);
+        // The bytes: a string's encoded ahead (its local's `Bytes`), or the bytes themselves.
+        let b = match text {
+            Some(_) if x.ends_with(".Value") || !x.starts_with("item") => {
+                let base = x.trim_end_matches(".Value");
+                format!("new ArraySegment<byte>({base}Bytes)")
+            }
+            Some(t) => format!("new ArraySegment<byte>({})", text_bytes(&t, x, name)),
+            None => x.to_string(),
+        };
+        let wide = matches!(text, Some(Text { encoding: Encoding::Utf16 { .. }, .. }));
+        let zeros = if wide { 2 } else { 1 };
+        match text.map(|t| t.nul) {
+            Some(Nul::Terminated) => {
+                c.line(&format!("w.Put({b});"));
+                c.line(&format!("w.Zeros({zeros});"));
+            }
+            Some(Nul::Padded) => {
+                let Len::Expr(e) = len else {
+                    return Err(Internal("a padded string without a constant length".into()));
+                };
+                let n = self.exprs().expr(e);
+                let seg = format!("{}Seg", x.trim_end_matches(".Value"));
+                c.line(&format!("var {seg} = {b};"));
+                c.line(&format!("if ({seg}.Count > {n})"));
+                c.open();
+                c.line(&format!("throw new EncodeException({nm}, \"longer than its {n} bytes\");"));
+                c.close();
+                c.line(&format!("w.Put({seg});"));
+                c.line(&format!("w.Zeros((int)({n} - {seg}.Count));"));
+            }
+            _ => {
+                let seg = format!("{}Seg", x.trim_end_matches(".Value").replace('.', "_"));
+                c.line(&format!("var {seg} = {b};"));
+                self.prefix(c, sid, len, &format!("{seg}.Count"), name)?;
+                if bits {
+                    c.line(&format!("w.PutBits({seg}, {msb});"));
+                } else {
+                    c.line(&format!("w.Put({seg});"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn nested(&self, c: &mut Code, sid: StructId, id: StructId, len: Option<&Len>, x: &str, name: &str) -> Result<(), Internal> {
+        let p = self.i.p;
+        if let Some(Len::Prefix(_) | Len::VarPrefix(_)) = len {
+            return Err(Internal("a struct with a length prefix (refused by limits.rs)".into()));
+        }
+        self.within(c, name, &format!("{x}.Write(w);"));
+        if p.structs[id].layout.is_bits() && !p.structs[sid].layout.is_bits() {
+            c.line("w.AlignToByte();");
+        }
+        Ok(())
+    }
+
+    fn byte_number(&self, n: ByteNumber, x: &str, name: &str) -> String {
+        let p = self.i.p;
+        let nm = lit(name);
+        let int = |it: &IntTy, v: String| {
+            let (n, big) = (it.bytes(), it.endian == Endian::Big);
+            if it.signed {
+                let v = if it.is_native() {
+                    format!("(long){v}")
+                } else {
+                    format!("WireFit.Signed((long){v}, {}, {nm})", it.bits)
+                };
+                format!("w.UInt((ulong){v}, {n}, {big});")
+            } else if n == 1 && it.is_native() {
+                format!("w.U8((byte){v});")
+            } else if it.is_native() {
+                format!("w.UInt((ulong){v}, {n}, {big});")
+            } else {
+                format!(
+                    "w.UInt(WireFit.Unsigned((ulong){v}, {}UL, {nm}), {n}, {big});",
+                    it.max_value()
+                )
+            }
+        };
+        match n {
+            ByteNumber::Int(it) => int(&it, x.into()),
+            ByteNumber::Bool => format!("w.U8({x} ? (byte)1 : (byte)0);"),
+            ByteNumber::Float { bits: 16, endian } => {
+                format!("w.F16({x}, {}, {nm});", endian == Endian::Big)
+            }
+            ByteNumber::Float { bits, endian } => {
+                format!("w.F{bits}({x}, {});", endian == Endian::Big)
+            }
+            ByteNumber::Leb128 => format!("w.Leb128({x});"),
+            ByteNumber::ZigZag => format!("w.Leb128(WireWriter.ZigZag({x}));"),
+            ByteNumber::RiptideLen => format!("w.RiptideLen({x}, {nm});"),
+            ByteNumber::Enum(id) => {
+                let e = &p.enums[id];
+                let v = if e.closed {
+                    format!("{}Names.Known({x}, {nm})", type_name(&e.name))
+                } else {
+                    x.to_string()
+                };
+                int(&e.repr, v)
+            }
+            ByteNumber::Flags(id) => int(&p.flags[id].repr, x.into()),
+        }
+    }
+
+    fn bit_number(&self, sid: StructId, n: BitNumber, x: &str, name: &str) -> String {
+        let p = self.i.p;
+        let nm = lit(name);
+        let msb = self.msb(sid);
+        let int = |it: &IntTy, v: String| {
+            let w = it.bits;
+            if it.signed {
+                format!("w.Bits((ulong)WireFit.Signed((long){v}, {w}, {nm}), {w}, {msb});")
+            } else if w == it.storage_bits() {
+                format!("w.Bits((ulong){v}, {w}, {msb});")
+            } else {
+                format!(
+                    "w.Bits(WireFit.Unsigned((ulong){v}, {}UL, {nm}), {w}, {msb});",
+                    it.max_value()
+                )
+            }
+        };
+        match n {
+            BitNumber::Int(it) => int(&it, x.into()),
+            BitNumber::Bool => format!("w.Bits({x} ? 1UL : 0UL, 1, {msb});"),
+            BitNumber::Float { bits: 16 } => {
+                format!("w.Bits(WireHalf.FromSingle({x}, {nm}), 16, {msb});")
+            }
+            BitNumber::Float { bits: 32 } => format!("w.Bits(WireFloats.ToBits({x}), 32, {msb});"),
+            BitNumber::Float { .. } => {
+                format!("w.Bits((ulong)BitConverter.DoubleToInt64Bits({x}), 64, {msb});")
+            }
+            BitNumber::Leb128 => format!("w.Leb128({x}, {msb});"),
+            BitNumber::ZigZag => format!("w.Leb128(WireWriter.ZigZag({x}), {msb});"),
+            BitNumber::Rabbit { bits, signed } => {
+                let v = if signed {
+                    format!("WireWriter.ZigZag({x})")
+                } else {
+                    format!("(ulong){x}")
+                };
+                format!("w.Rabbit({v}, {bits}, {msb});")
+            }
+            BitNumber::RawBits => format!("w.PutBitString({x}, {msb});"),
+            BitNumber::Enum(id) => {
+                let e = &p.enums[id];
+                let v = if e.closed {
+                    format!("{}Names.Known({x}, {nm})", type_name(&e.name))
+                } else {
+                    x.to_string()
+                };
+                int(&e.repr, v)
+            }
+            BitNumber::Flags(id) => int(&p.flags[id].repr, x.into()),
+        }
+    }
+}
+
+/// `x` as the bytes its text encoding gives.
+fn text_bytes(t: &Text, x: &str, name: &str) -> String {
+    let nm = lit(name);
+    match t.encoding {
+        Encoding::Utf8 => format!("WireText.Utf8Bytes({x}, {nm})"),
+        Encoding::Ascii => format!("WireText.AsciiBytes({x}, {nm})"),
+        Encoding::Latin1 => format!("WireText.Latin1Bytes({x}, {nm})"),
+        Encoding::Utf16 { big } => format!("WireText.Utf16Bytes({x}, {big}, {nm})"),
+    }
+}
+
+/// The field's value whose linear function (`mul * x + add`) is `size`.
+fn solve(size: &str, lin: Linear) -> String {
+    match (lin.mul, lin.add) {
+        (1, 0) => size.to_string(),
+        (1, a) => format!("({size} - {a}L)"),
+        (m, 0) => format!("({size} / {m}L)"),
+        (m, a) => format!("(({size} - {a}L) / {m}L)"),
+    }
+}
+
+/// The largest value a derived field of `ty` holds.
+fn max_of(p: &Protocol, ty: &Ty) -> u64 {
+    match ty {
+        Ty::Int(it) => it.max_value(),
+        Ty::Enum(id) => p.enums[*id].repr.max_value(),
+        Ty::Flags(id) => p.flags[*id].repr.max_value(),
+        Ty::VarInt(VarInt::RiptideLen) => 0x7FFF,
+        Ty::VarInt(VarInt::Rabbit { bits, signed }) => IntTy {
+            bits: *bits,
+            signed: *signed,
+            endian: Endian::Little,
+        }
+        .max_value(),
+        _ => i64::MAX as u64,
+    }
+}

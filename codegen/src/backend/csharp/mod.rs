@@ -1,0 +1,173 @@
+//! The C# backend: one `.cs` file per schema for a Unity (or any .NET) client, rendering the
+//! same lowering as the crate and the dissector, and the runtime file beside it.
+//!
+//! C# 7.2 (what Mono's `mcs` compiles without a warning; Unity's compiler takes it too) and
+//! netstandard2.0 APIs: no reflection, no `unsafe`, no `Span`. Shapes: a schema type is a sealed
+//! class with public fields; an enum a C# enum with its schema names from `WireName()`; flags a
+//! `[Flags]` enum; a switch an abstract class with a sealed case class per variant (the tag of a
+//! case of several values kept in it). Errors are `Wiregen.DecodeException` (field path, bit
+//! offset, reason) and `Wiregen.EncodeException`. What this backend does not generate yet is
+//! said in `validate/checks/limits.rs` (`Backend::CSharp`).
+
+mod code;
+mod decode;
+mod encode;
+mod expr;
+mod types;
+
+use self::code::Code;
+use crate::backend::header::{header, Comment, Source};
+use crate::backend::{Internal, Output};
+use crate::ir::*;
+use crate::lower::Lowered;
+use heck::{ToLowerCamelCase, ToUpperCamelCase};
+
+/// The runtime every generated file uses, written beside them once.
+pub const RUNTIME: &str = include_str!("../../../csharp/WiregenRuntime.cs");
+
+/// The runtime's file name in a C# output folder.
+pub const RUNTIME_FILE: &str = "WiregenRuntime.cs";
+
+/// What every renderer of the C# backend renders from.
+#[derive(Clone, Copy)]
+pub(crate) struct Input<'p> {
+    pub(crate) p: &'p Protocol,
+    pub(crate) l: &'p Lowered,
+}
+
+/// The C# file of `p` at `path`.
+pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, Internal> {
+    let i = Input { p, l };
+    let mut c = Code::default();
+    c.raw(&header(Comment::Slashes, Source::Schema(&p.source)));
+    c.line("");
+    c.line("using System;");
+    c.line("using System.Collections.Generic;");
+    c.line("using Wiregen;");
+    c.line("");
+    c.line(&format!("namespace {}", namespace(p)));
+    c.open();
+    types::Types { i }.render(&mut c)?;
+    c.close();
+    Ok(vec![Output {
+        path: path.to_string(),
+        contents: c.finish(),
+    }])
+}
+
+/// A protocol's C# file name (`Rtype.cs`).
+pub fn file_name(p: &Protocol) -> String {
+    format!("{}.cs", p.name.to_upper_camel_case())
+}
+
+/// The namespace of a protocol's types (`Wiregen.Protocols.Rtype`).
+pub fn namespace(p: &Protocol) -> String {
+    format!("Wiregen.Protocols.{}", p.name.to_upper_camel_case())
+}
+
+const KEYWORDS: &[&str] = &[
+    "abstract", "as", "base", "bool", "break", "byte", "case", "catch", "char", "checked",
+    "class", "const", "continue", "decimal", "default", "delegate", "do", "double", "else",
+    "enum", "event", "explicit", "extern", "false", "finally", "fixed", "float", "for",
+    "foreach", "goto", "if", "implicit", "in", "int", "interface", "internal", "is", "lock",
+    "long", "namespace", "new", "null", "object", "operator", "out", "override", "params",
+    "private", "protected", "public", "readonly", "ref", "return", "sbyte", "sealed", "short",
+    "sizeof", "stackalloc", "static", "string", "struct", "switch", "this", "throw", "true",
+    "try", "typeof", "uint", "ulong", "unchecked", "unsafe", "ushort", "using", "virtual",
+    "void", "volatile", "while",
+];
+
+/// Members every generated class has: a field of that name gets a `_`.
+const MEMBERS: &[&str] = &[
+    "Read", "Write", "Decode", "TryDecode", "Encode", "WriteJson", "ToString", "Equals",
+    "GetHashCode", "GetType", "Value", "Tag",
+];
+
+/// A schema type's C# name.
+pub(crate) fn type_name(name: &str) -> String {
+    escape(name.to_upper_camel_case())
+}
+
+/// A field's public name in its class (`Field_` where it would be the class's own name or a
+/// member every class has).
+pub(crate) fn member(class: &str, field: &str) -> String {
+    let m = field.to_upper_camel_case();
+    if m == class || MEMBERS.contains(&m.as_str()) {
+        format!("{m}_")
+    } else {
+        escape(m)
+    }
+}
+
+/// A field's local in a coder: camelCase, with a `_` where it would be a name the coders use
+/// themselves.
+pub(crate) fn local(field: &str) -> String {
+    let l = field.to_lower_camel_case();
+    const OWN: &[&str] = &["r", "w", "j", "v", "value", "tag", "saved", "start", "list"];
+    if OWN.contains(&l.as_str()) || l.ends_with("Saved") || l.ends_with("At") {
+        format!("{l}_")
+    } else {
+        escape(l)
+    }
+}
+
+fn escape(s: String) -> String {
+    if KEYWORDS.contains(&s.as_str()) {
+        format!("@{s}")
+    } else {
+        s
+    }
+}
+
+/// The C# type of an integer of `it` (its storage width).
+pub(crate) fn int_type(it: &IntTy) -> &'static str {
+    match (it.signed, it.storage_bits()) {
+        (false, 8) => "byte",
+        (false, 16) => "ushort",
+        (false, 32) => "uint",
+        (false, _) => "ulong",
+        (true, 8) => "sbyte",
+        (true, 16) => "short",
+        (true, 32) => "int",
+        (true, _) => "long",
+    }
+}
+
+/// Whether a C# type is a value type (`T?` when optional) rather than a class.
+pub(crate) fn is_value_type(ty: &Ty) -> bool {
+    matches!(
+        ty,
+        Ty::Int(_) | Ty::Bool | Ty::Float { .. } | Ty::VarInt(_) | Ty::Enum(_) | Ty::Flags(_)
+    ) || matches!(ty, Ty::Bytes(_))
+}
+
+/// A doc comment's lines (`/// <summary>…</summary>`), escaped for XML.
+pub(crate) fn doc(c: &mut Code, text: &Option<String>) {
+    let Some(t) = text else { return };
+    let t = t
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    let lines = crate::backend::wrap(&t);
+    c.line("/// <summary>");
+    for l in lines {
+        c.line(&format!("/// {l}"));
+    }
+    c.line("/// </summary>");
+}
+
+/// A string literal.
+pub(crate) fn lit(s: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
