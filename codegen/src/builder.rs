@@ -370,10 +370,11 @@ impl Builder {
                 .as_ref()
                 .map(|dir| dir.join(format!("{}.lua", p.name)).display().to_string());
             let doc = self.doc_out.as_ref().map(|dir| dir.display().to_string());
-            let csharp = self
-                .csharp_out
-                .as_ref()
-                .map(|dir| dir.join(backend::csharp::file_name(p)).display().to_string());
+            let csharp = self.csharp_out.as_ref().map(|dir| {
+                dir.join(backend::csharp::file_name(p))
+                    .display()
+                    .to_string()
+            });
             let (o, problems) = pipeline::generate(
                 p,
                 &rust,
@@ -415,7 +416,10 @@ impl Builder {
         }
         if let Some(dir) = &self.csharp_out {
             out.push(Output {
-                path: dir.join(backend::csharp::RUNTIME_FILE).display().to_string(),
+                path: dir
+                    .join(backend::csharp::RUNTIME_FILE)
+                    .display()
+                    .to_string(),
                 contents: backend::csharp::RUNTIME.to_string(),
             });
         }

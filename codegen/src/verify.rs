@@ -132,6 +132,12 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
     if args.keep {
         cargo.arg("--keep");
     }
+    match csharp_proof(&work, &ir)? {
+        Ok(exe) => {
+            cargo.arg("--csharp-exe").arg(exe);
+        }
+        Err(why) => println!("{}: C#: not checked: {why}", schema.display()),
+    }
     if protocol.claims_by_preference {
         // Its transport carries no message ids: the dissector reads payloads when told to.
         let claim = format!("{}.every_payload:TRUE", protocol.name);
@@ -141,6 +147,75 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     Ok(status.success())
+}
+
+/// The C# codec of `p` and its proof program, built with Mono's `mcs` (warnings are errors):
+/// the program's path, or why there is none (`Err` inside: said, not a failure; `Err` outside:
+/// the C# does not compile).
+fn csharp_proof(work: &Path, p: &wiregen::ir::Protocol) -> Result<Result<PathBuf, String>, String> {
+    use wiregen::backend::csharp;
+    if p.application.is_some() {
+        return Ok(Err(
+            "an application's messages are checked inside their transport (not yet)".into(),
+        ));
+    }
+    if let Some(l) = p
+        .limits
+        .iter()
+        .find(|l| l.backend == wiregen::ir::Backend::CSharp)
+    {
+        return Ok(Err(format!(
+            "the schema has no C# codec yet: {}",
+            l.diagnostic
+        )));
+    }
+    let found = |tool: &str| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !found("mcs") || !found("mono") {
+        return Ok(Err(
+            "Mono's mcs and mono are not installed (apt-get install mono-mcs mono-runtime)".into(),
+        ));
+    }
+    let dir = work.join("csharp").join(&p.name);
+    let lowered = wiregen::lower::lower(p);
+    let codec = dir.join(csharp::file_name(p));
+    let mut files = csharp::generate(p, &lowered, &codec.display().to_string())
+        .map_err(|e| format!("the C# backend: {}", e.0))?;
+    files.push(wiregen::backend::Output {
+        path: dir.join(csharp::RUNTIME_FILE).display().to_string(),
+        contents: csharp::RUNTIME.to_string(),
+    });
+    files.push(wiregen::backend::Output {
+        path: dir.join("Proof.cs").display().to_string(),
+        contents: csharp::proof::program(p),
+    });
+    for o in &files {
+        write_if_changed(o).map_err(|e| e.to_string())?;
+    }
+    let exe = dir.join("proof.exe");
+    let out = Command::new("mcs")
+        .args([
+            "-nologo",
+            "-warn:4",
+            "-warnaserror",
+            "-langversion:7.2",
+            "-optimize",
+        ])
+        .arg(format!("-out:{}", exe.display()))
+        .args(files.iter().map(|o| &o.path))
+        .output()
+        .map_err(|e| format!("cannot run mcs: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the C# codec does not compile:\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        ));
+    }
+    Ok(Ok(exe))
 }
 
 /// The verifier program of `protocol`: a binary crate depending on the generated crate and on
@@ -160,7 +235,7 @@ fn write_runner(work: &Path, protocol: &PlannedProtocol) -> Result<PathBuf, Stri
                 "# Written by `wiregen verify`: the verifier of {name}.\n\
                  [package]\nname = \"verify-{package}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
                  publish = false\n\n[workspace]\n\n[dependencies]\n\
-                 {package} = {{ path = \"../crates/{name}\", features = [\"arbitrary\"] }}\n\
+                 {package} = {{ path = \"../crates/{name}\", features = [\"arbitrary\", \"serde\"] }}\n\
                  wiregen-verify = {verify_dep}\n\n\
                  # Quick to build, quick enough to run thousands of messages.\n\
                  [profile.release]\nopt-level = 1\ndebug = false\nincremental = true\n",

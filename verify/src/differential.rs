@@ -14,6 +14,32 @@ use crate::tshark::{dissect, Dissection};
 use std::path::PathBuf;
 use wiregen_runtime::{ArbitraryProtocol, Codec, DecodeError, DecodeErrorKind, Protocol};
 
+/// Runs [`verify`], then, when [`Options::csharp`] names the C# proof program, the check of the
+/// schema's C# codec against the crate (`crate::csharp`) on the same kind of messages.
+pub fn verify_all<P: ArbitraryProtocol + wiregen_runtime::SerdeProtocol>(opts: &Options) -> Report {
+    let mut report = verify::<P>(opts);
+    if let (Some(program), None) = (&opts.csharp, &report.fatal) {
+        let mut rng = Rng(opts.seed ^ 0xc5);
+        let mut scratch = Report {
+            coverage: opts.coverage.clone(),
+            unreachable: opts.unreachable.clone(),
+            ..Report::default()
+        };
+        let valid = valid_messages::<P>(opts.messages, &mut rng, &mut scratch);
+        if valid.is_empty() {
+            report.errors.push("C#: no valid message to compare".into());
+            return report;
+        }
+        let hostile: Vec<Vec<u8>> = hostile_payloads(&valid, opts.hostile, &mut rng)
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect();
+        let valid: Vec<Vec<u8>> = valid.into_iter().map(|(_, m)| m).collect();
+        crate::csharp::check::<P>(program, &valid, &hostile, &mut report);
+    }
+    report
+}
+
 /// Runs the whole check for protocol `P` (see the module documentation).
 pub fn verify<P: ArbitraryProtocol>(opts: &Options) -> Report {
     let mut report = Report {
@@ -240,7 +266,7 @@ fn between(server: u16, client: u16, from_server: bool, payload: &[u8]) -> Datag
 }
 
 /// Arbitrary opening datagrams that the encoder accepts (empty when the protocol has none).
-fn opening<P: ArbitraryProtocol>(rng: &mut Rng) -> Result<Vec<(bool, Vec<u8>)>, String> {
+pub(crate) fn opening<P: ArbitraryProtocol>(rng: &mut Rng) -> Result<Vec<(bool, Vec<u8>)>, String> {
     for _ in 0..1000 {
         let len = 64 + rng.below(400) as usize;
         let raw = rng.bytes(len);
@@ -256,7 +282,7 @@ fn opening<P: ArbitraryProtocol>(rng: &mut Rng) -> Result<Vec<(bool, Vec<u8>)>, 
 /// checked first against the crate itself: it decodes and encodes back to the same bytes. Then,
 /// while a type or case of the coverage is unreached, up to `n` more that each reach something
 /// the others did not (a rare case of a long switch), drawn in at most `10 n` more tries.
-fn valid_messages<P: ArbitraryProtocol>(
+pub(crate) fn valid_messages<P: ArbitraryProtocol>(
     n: usize,
     rng: &mut Rng,
     report: &mut Report,
@@ -388,18 +414,14 @@ fn lua_errors(
 /// Hostile input: each valid message cut short, with bits flipped, and random datagrams, each
 /// in a conversation of its own. The crate must return (an error or a value, never a panic),
 /// the dissector must raise no Lua error.
-fn hostile<P: ArbitraryProtocol>(
-    opts: &Options,
-    port: u16,
-    args: &[&str],
+/// `n` hostile datagrams made from `valid` ones: truncated, a few bits flipped, or random bytes
+/// (mostly short: where every early branch of a layout is reached).
+pub(crate) fn hostile_payloads(
     valid: &[(bool, Vec<u8>)],
+    n: usize,
     rng: &mut Rng,
-    report: &mut Report,
-) -> Result<(), String> {
-    if opts.hostile == 0 {
-        return Ok(());
-    }
-    let payloads: Vec<(bool, Vec<u8>)> = (0..opts.hostile)
+) -> Vec<(bool, Vec<u8>)> {
+    (0..n)
         .map(|i| {
             let (from_client, m) = &valid[rng.below(valid.len() as u64) as usize];
             let bytes = match i % 4 {
@@ -414,13 +436,26 @@ fn hostile<P: ArbitraryProtocol>(
                     }
                     m
                 }
-                // Mostly short: where every early branch of a layout is reached.
                 _ if i % 16 == 3 => rng.bytes_below(300),
                 _ => rng.bytes_below(16),
             };
             (*from_client, bytes)
         })
-        .collect();
+        .collect()
+}
+
+fn hostile<P: ArbitraryProtocol>(
+    opts: &Options,
+    port: u16,
+    args: &[&str],
+    valid: &[(bool, Vec<u8>)],
+    rng: &mut Rng,
+    report: &mut Report,
+) -> Result<(), String> {
+    if opts.hostile == 0 {
+        return Ok(());
+    }
+    let payloads = hostile_payloads(valid, opts.hostile, rng);
     let before = report.disagreements.len() + report.errors.len();
     for (from_client, p) in &payloads {
         let decoded = std::panic::catch_unwind(|| {

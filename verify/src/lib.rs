@@ -20,6 +20,7 @@
 mod compare;
 mod conversation;
 mod coverage;
+pub mod csharp;
 mod differential;
 mod frame;
 mod pcap;
@@ -32,7 +33,7 @@ mod tshark;
 
 pub use compare::{compare, expected, hex, Expected, ExpectedField};
 pub use coverage::{coverage_list, CaseValues, Coverage, TypeFields};
-pub use differential::verify;
+pub use differential::{verify, verify_all};
 pub use pcap::{
     write_pcap, write_tcp_packets, write_tcp_pcap, Datagram, Segment, TcpPacket, HEADERS,
 };
@@ -47,12 +48,12 @@ use wiregen_runtime::ArbitraryProtocol;
 
 const USAGE: &str = "usage: verify [--lua FILE]... [--messages N] [--hostile N] [--seed N] \
                      [--port N] [--work-dir DIR] [--keep] [--tshark-arg ARG]... \
-                     [--coverage FILE] [--unreachable TYPE|CASE]...";
+                     [--coverage FILE] [--unreachable TYPE|CASE]... [--csharp-exe FILE]";
 
 /// A verifier program for protocol `P`: reads [`Options`] from the command line (`--lua` the
 /// dissector, then any it needs; `--messages`, `--hostile`, `--seed`, `--port`, `--work-dir`,
 /// `--tshark-arg`), prints the report, and exits non-zero unless everything agreed.
-pub fn main<P: ArbitraryProtocol>() -> ExitCode {
+pub fn main<P: ArbitraryProtocol + wiregen_runtime::SerdeProtocol>() -> ExitCode {
     let opts = match options(std::env::args().skip(1)) {
         Ok(o) => o,
         Err(e) => {
@@ -60,7 +61,7 @@ pub fn main<P: ArbitraryProtocol>() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let report = verify::<P>(&opts);
+    let report = verify_all::<P>(&opts);
     print!("{report}");
     if report.ok() {
         ExitCode::SUCCESS
@@ -96,6 +97,7 @@ fn options(args: impl Iterator<Item = String>) -> Result<Options, String> {
                 opts.coverage = coverage::coverage_list(&text);
             }
             "--unreachable" => opts.unreachable.push(value()?),
+            "--csharp-exe" => opts.csharp = Some(vec!["mono".into(), value()?]),
             "-h" | "--help" => return Err("the differential test of a wiregen schema".into()),
             other => return Err(format!("unknown argument {other}")),
         }

@@ -35,6 +35,9 @@ pub struct Options {
     /// Types and cases (`PacketPayload.Login`) declared unreachable: not a failure when no
     /// message reaches them.
     pub unreachable: Vec<String>,
+    /// The C# codec's proof program, as a command (`mono proof.exe`): with it, [`crate::verify_all`]
+    /// checks the C# against the crate too.
+    pub csharp: Option<Vec<String>>,
 }
 
 impl Options {
@@ -49,6 +52,7 @@ impl Options {
             port: None,
             work_dir: None,
             keep: false,
+            csharp: None,
             coverage: Coverage::default(),
             unreachable: Vec::new(),
         }
@@ -105,6 +109,12 @@ pub struct Report {
     /// unreachable.
     pub coverage: Coverage,
     pub unreachable: Vec<String>,
+    /// Messages the C# codec decoded and the crate too (their values compared).
+    pub csharp_compared: usize,
+    /// Of those, the ones whose values agreed and that the C# encoded back to their bytes.
+    pub csharp_agreed: usize,
+    /// Hostile datagrams the C# codec was given.
+    pub csharp_hostile: usize,
 }
 
 impl Report {
@@ -207,6 +217,13 @@ impl fmt::Display for Report {
         }
         for why in &self.skipped {
             writeln!(f, "{p}: not checked: {why}")?;
+        }
+        if self.csharp_compared > 0 || self.csharp_hostile > 0 {
+            writeln!(
+                f,
+                "{p}: C#: {} of {} messages decoded to the crate's values and encoded back to the same bytes; {} hostile datagrams raised nothing but DecodeException",
+                self.csharp_agreed, self.csharp_compared, self.csharp_hostile
+            )?;
         }
         if self.over_tcp > 0 {
             writeln!(

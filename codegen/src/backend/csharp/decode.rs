@@ -79,7 +79,13 @@ impl<'p> Decoder<'p> {
         Ok(())
     }
 
-    fn read_field(&self, c: &mut Code, sid: StructId, fi: usize, f: &Field) -> Result<(), Internal> {
+    fn read_field(
+        &self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        f: &Field,
+    ) -> Result<(), Internal> {
         let at = At {
             sid,
             fi,
@@ -144,7 +150,9 @@ impl<'p> Decoder<'p> {
         if let Some(v) = &f.valid {
             c.line(&format!("if ({})", invalid_test(v, &format!("(long){x}"))));
             c.open();
-            c.line(&format!("throw r.Error({nm}, {at}, {x} + \" is not a valid value\");"));
+            c.line(&format!(
+                "throw r.Error({nm}, {at}, {x} + \" is not a valid value\");"
+            ));
             c.close();
         }
     }
@@ -283,7 +291,9 @@ impl<'p> Decoder<'p> {
         let msb = self.msb(at.sid);
         let n = self.temp("n");
         let v = match LenRead::of(len)? {
-            LenRead::Prefix(it) if bits => format!("r.Length((long)r.Bits({}, {msb}, {nm}), {nm})", it.bits),
+            LenRead::Prefix(it) if bits => {
+                format!("r.Length((long)r.Bits({}, {msb}, {nm}), {nm})", it.bits)
+            }
             LenRead::Prefix(it) => format!(
                 "r.Length((long)r.UInt({}, {}, {nm}), {nm})",
                 it.bytes(),
@@ -312,7 +322,13 @@ impl<'p> Decoder<'p> {
         let nm = lit(at.nm);
         let bits = self.i.p.structs[at.sid].layout.is_bits();
         let msb = self.msb(at.sid);
-        let wide = matches!(text, Some(Text { encoding: Encoding::Utf16 { .. }, .. }));
+        let wide = matches!(
+            text,
+            Some(Text {
+                encoding: Encoding::Utf16 { .. },
+                ..
+            })
+        );
         let n = self.length(c, at, len)?;
         let start = self.temp("at");
         c.line(&format!("long {start} = r.BitPosition;"));
@@ -336,7 +352,12 @@ impl<'p> Decoder<'p> {
     }
 
     /// `assign` (statements reading a nested value), its errors inside field `nm`.
-    fn within(&self, c: &mut Code, nm: &str, assign: impl FnOnce(&mut Code) -> Result<(), Internal>) -> Result<(), Internal> {
+    fn within(
+        &self,
+        c: &mut Code,
+        nm: &str,
+        assign: impl FnOnce(&mut Code) -> Result<(), Internal>,
+    ) -> Result<(), Internal> {
         c.line("try");
         c.open();
         assign(c)?;
@@ -349,7 +370,14 @@ impl<'p> Decoder<'p> {
     }
 
     /// Reading a value of struct `id` into `target`, inside a scope of `len` when it has one.
-    fn nested(&self, c: &mut Code, at: At, id: StructId, len: Option<&Len>, target: &str) -> Result<(), Internal> {
+    fn nested(
+        &self,
+        c: &mut Code,
+        at: At,
+        id: StructId,
+        len: Option<&Len>,
+        target: &str,
+    ) -> Result<(), Internal> {
         let p = self.i.p;
         let t = type_name(&p.structs[id].name);
         let parent_bits = p.structs[at.sid].layout.is_bits();
@@ -378,7 +406,10 @@ impl<'p> Decoder<'p> {
     fn unlimit(&self, c: &mut Code, at: At, saved: &str) {
         let nm = lit(at.nm);
         if self.i.p.structs[at.sid].layout.is_bits() {
-            c.line(&format!("r.UnlimitBits({saved}, {}, {nm});", self.msb(at.sid)));
+            c.line(&format!(
+                "r.UnlimitBits({saved}, {}, {nm});",
+                self.msb(at.sid)
+            ));
         } else {
             c.line(&format!("r.Unlimit({saved}, {nm});"));
         }
@@ -393,7 +424,14 @@ impl<'p> Decoder<'p> {
         }
     }
 
-    fn array(&self, c: &mut Code, at: At, elem: &Ty, len: &Len, target: &str) -> Result<(), Internal> {
+    fn array(
+        &self,
+        c: &mut Code,
+        at: At,
+        elem: &Ty,
+        len: &Len,
+        target: &str,
+    ) -> Result<(), Internal> {
         let et = self.types().ty(at.sid, at.fi, elem)?;
         let item = self.temp("item");
         let read_item = |c: &mut Code| -> Result<(), Internal> {
@@ -591,7 +629,10 @@ impl<'p> Decoder<'p> {
             CaseBody::Struct(id) => {
                 let t = type_name(&p.structs[id].name);
                 self.within(c, at.nm, |c| {
-                    c.line(&format!("{v}.Value = global::{}.{t}.Read(r);", namespace(p)));
+                    c.line(&format!(
+                        "{v}.Value = global::{}.{t}.Read(r);",
+                        namespace(p)
+                    ));
                     Ok(())
                 })?;
                 if p.structs[id].layout.is_bits() && !bits {
@@ -599,7 +640,11 @@ impl<'p> Decoder<'p> {
                 }
             }
             CaseBody::Array(id) => {
-                let t = format!("global::{}.{}", namespace(p), type_name(&p.structs[id].name));
+                let t = format!(
+                    "global::{}.{}",
+                    namespace(p),
+                    type_name(&p.structs[id].name)
+                );
                 c.line(&format!("{v}.Value = new List<{t}>();"));
                 c.line(&format!("while ({})", self.more(at.sid)));
                 c.open();

@@ -41,7 +41,11 @@ impl<'p> Encoder<'p> {
         c.open();
         // The user's values first: derived fields before them read them.
         for (_, f) in s.value_fields() {
-            c.line(&format!("var {} = {};", local(&f.name), member(&name, &f.name)));
+            c.line(&format!(
+                "var {} = {};",
+                local(&f.name),
+                member(&name, &f.name)
+            ));
             if let Ty::Str(_, text) = &f.ty {
                 let x = local(&f.name);
                 let b = format!("{x}Bytes");
@@ -61,7 +65,13 @@ impl<'p> Encoder<'p> {
         Ok(())
     }
 
-    fn write_field(&self, c: &mut Code, sid: StructId, fi: usize, f: &Field) -> Result<(), Internal> {
+    fn write_field(
+        &self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        f: &Field,
+    ) -> Result<(), Internal> {
         let p = self.i.p;
         let s = &p.structs[sid];
         let plan = self.i.l.field(sid, fi);
@@ -239,7 +249,14 @@ impl<'p> Encoder<'p> {
     }
 
     /// A value whose length an expression gives (nothing derives) must have that length.
-    fn len_check(&self, c: &mut Code, sid: StructId, fi: usize, f: &Field, x: &str) -> Result<(), Internal> {
+    fn len_check(
+        &self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        f: &Field,
+        x: &str,
+    ) -> Result<(), Internal> {
         let _ = (sid, fi);
         let e = match &f.ty {
             Ty::Bytes(Len::Expr(e)) | Ty::Str(Len::Expr(e), _) | Ty::Array(_, Len::Expr(e)) => e,
@@ -260,7 +277,15 @@ impl<'p> Encoder<'p> {
     }
 
     /// Statements writing `x`, a value of `ty` of field `fi`.
-    fn write_value(&self, c: &mut Code, sid: StructId, fi: usize, ty: &Ty, x: &str, name: &str) -> Result<(), Internal> {
+    fn write_value(
+        &self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        ty: &Ty,
+        x: &str,
+        name: &str,
+    ) -> Result<(), Internal> {
         if self.i.p.structs[sid].layout.is_bits() {
             match bit_read(ty)? {
                 ValueRead::Number(n) => {
@@ -281,7 +306,15 @@ impl<'p> Encoder<'p> {
     }
 
     /// Text, nested values, arrays and switches (numbers are written by the caller).
-    fn compound<N>(&self, c: &mut Code, sid: StructId, fi: usize, read: ValueRead<'_, N>, x: &str, name: &str) -> Result<(), Internal> {
+    fn compound<N>(
+        &self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        read: ValueRead<'_, N>,
+        x: &str,
+        name: &str,
+    ) -> Result<(), Internal> {
         match read {
             ValueRead::Number(_) => Ok(()),
             ValueRead::Text { len, text } => self.text(c, sid, len, text, x, name),
@@ -297,7 +330,9 @@ impl<'p> Encoder<'p> {
             }
             ValueRead::Switch(u) => {
                 if let Len::Prefix(_) | Len::VarPrefix(_) = u.len {
-                    return Err(Internal("a switch with a length prefix (refused by limits.rs)".into()));
+                    return Err(Internal(
+                        "a switch with a length prefix (refused by limits.rs)".into(),
+                    ));
                 }
                 self.within(c, name, &format!("{x}.Write(w);"));
                 Ok(())
@@ -317,7 +352,14 @@ impl<'p> Encoder<'p> {
     }
 
     /// A length or count prefix of `n` (a C# `int`), when `len` is one.
-    fn prefix(&self, c: &mut Code, sid: StructId, len: &Len, n: &str, name: &str) -> Result<(), Internal> {
+    fn prefix(
+        &self,
+        c: &mut Code,
+        sid: StructId,
+        len: &Len,
+        n: &str,
+        name: &str,
+    ) -> Result<(), Internal> {
         let nm = lit(name);
         let bits = self.i.p.structs[sid].layout.is_bits();
         let msb = self.msb(sid);
@@ -341,7 +383,15 @@ impl<'p> Encoder<'p> {
         Ok(())
     }
 
-    fn text(&self, c: &mut Code, sid: StructId, len: &Len, text: Option<Text>, x: &str, name: &str) -> Result<(), Internal> {
+    fn text(
+        &self,
+        c: &mut Code,
+        sid: StructId,
+        len: &Len,
+        text: Option<Text>,
+        x: &str,
+        name: &str,
+    ) -> Result<(), Internal> {
         let bits = self.i.p.structs[sid].layout.is_bits();
         let msb = self.msb(sid);
         let nm = lit(name);
@@ -354,7 +404,13 @@ impl<'p> Encoder<'p> {
             Some(t) => format!("new ArraySegment<byte>({})", text_bytes(&t, x, name)),
             None => x.to_string(),
         };
-        let wide = matches!(text, Some(Text { encoding: Encoding::Utf16 { .. }, .. }));
+        let wide = matches!(
+            text,
+            Some(Text {
+                encoding: Encoding::Utf16 { .. },
+                ..
+            })
+        );
         let zeros = if wide { 2 } else { 1 };
         match text.map(|t| t.nul) {
             Some(Nul::Terminated) => {
@@ -370,7 +426,9 @@ impl<'p> Encoder<'p> {
                 c.line(&format!("var {seg} = {b};"));
                 c.line(&format!("if ({seg}.Count > {n})"));
                 c.open();
-                c.line(&format!("throw new EncodeException({nm}, \"longer than its {n} bytes\");"));
+                c.line(&format!(
+                    "throw new EncodeException({nm}, \"longer than its {n} bytes\");"
+                ));
                 c.close();
                 c.line(&format!("w.Put({seg});"));
                 c.line(&format!("w.Zeros((int)({n} - {seg}.Count));"));
@@ -389,10 +447,20 @@ impl<'p> Encoder<'p> {
         Ok(())
     }
 
-    fn nested(&self, c: &mut Code, sid: StructId, id: StructId, len: Option<&Len>, x: &str, name: &str) -> Result<(), Internal> {
+    fn nested(
+        &self,
+        c: &mut Code,
+        sid: StructId,
+        id: StructId,
+        len: Option<&Len>,
+        x: &str,
+        name: &str,
+    ) -> Result<(), Internal> {
         let p = self.i.p;
         if let Some(Len::Prefix(_) | Len::VarPrefix(_)) = len {
-            return Err(Internal("a struct with a length prefix (refused by limits.rs)".into()));
+            return Err(Internal(
+                "a struct with a length prefix (refused by limits.rs)".into(),
+            ));
         }
         self.within(c, name, &format!("{x}.Write(w);"));
         if p.structs[id].layout.is_bits() && !p.structs[sid].layout.is_bits() {

@@ -31,7 +31,11 @@ impl<'p> Exprs<'p> {
             Expr::Remaining => "(long)r.Remaining".into(),
             Expr::Field(path) => {
                 let f = self.i.p.field(path.last().unwrap());
-                let absent = if matches!(f.ty, Ty::Bool) { "false" } else { "0L" };
+                let absent = if matches!(f.ty, Ty::Bool) {
+                    "false"
+                } else {
+                    "0L"
+                };
                 self.through(path, absent, |x, optional| {
                     let x = if optional && is_value_type(&f.ty) {
                         format!("{x}.Value")
@@ -65,12 +69,9 @@ impl<'p> Exprs<'p> {
             }),
             Expr::Not(x) => format!("!{}", self.expr(x)),
             Expr::Neg(x) => format!("(-{})", self.expr(x)),
-            Expr::Cond(c, a, b) => format!(
-                "({} ? {} : {})",
-                self.expr(c),
-                self.expr(a),
-                self.expr(b)
-            ),
+            Expr::Cond(c, a, b) => {
+                format!("({} ? {} : {})", self.expr(c), self.expr(a), self.expr(b))
+            }
             Expr::Binary(op, a, b) => {
                 let (a, b) = (self.expr(a), self.expr(b));
                 match op {
@@ -100,7 +101,12 @@ impl<'p> Exprs<'p> {
 
     /// The value at `path` (a local, then members of nested values), `absent` where an
     /// optional value on the way is missing; `leaf` gets the access and whether it is optional.
-    fn through(&self, path: &[FieldRef], absent: &str, leaf: impl Fn(String, bool) -> String) -> String {
+    fn through(
+        &self,
+        path: &[FieldRef],
+        absent: &str,
+        leaf: impl Fn(String, bool) -> String,
+    ) -> String {
         let p = self.i.p;
         let first = &path[0];
         let mut access = local(&p.field(first).name);

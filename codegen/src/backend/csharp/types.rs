@@ -43,13 +43,19 @@ impl<'p> Types<'p> {
         c.open();
         for v in &e.values {
             doc(c, &v.doc);
-            c.line(&format!("{} = {},", variant(&v.name), literal(v.value, &v.hex)));
+            c.line(&format!(
+                "{} = {},",
+                variant(&v.name),
+                literal(v.value, &v.hex)
+            ));
         }
         c.close();
         c.gap();
         c.line(&format!("public static class {name}Names"));
         c.open();
-        c.line("/// <summary>The schema's name of the value, or null when it names none.</summary>");
+        c.line(
+            "/// <summary>The schema's name of the value, or null when it names none.</summary>",
+        );
         c.line(&format!("public static string WireName(this {name} value)"));
         c.open();
         c.line("switch (value)");
@@ -79,7 +85,9 @@ impl<'p> Types<'p> {
             c.close();
             c.gap();
             c.line("/// <summary>The value to write, refused when the schema names no such value.</summary>");
-            c.line(&format!("public static {name} Known({name} value, string field)"));
+            c.line(&format!(
+                "public static {name} Known({name} value, string field)"
+            ));
             c.open();
             c.line("if (value.WireName() == null)");
             c.open();
@@ -100,7 +108,11 @@ impl<'p> Types<'p> {
         c.line("None = 0,");
         for b in &f.bits {
             doc(c, &b.doc);
-            c.line(&format!("{} = {},", variant(&b.name), literal(b.value, &b.hex)));
+            c.line(&format!(
+                "{} = {},",
+                variant(&b.name),
+                literal(b.value, &b.hex)
+            ));
         }
         c.close();
         c.gap();
@@ -227,7 +239,12 @@ impl<'p> Types<'p> {
     }
 
     /// The C# type of value field `fi`, `?` when it is optional and a value type.
-    pub(crate) fn field_type(&self, sid: StructId, fi: usize, f: &Field) -> Result<String, Internal> {
+    pub(crate) fn field_type(
+        &self,
+        sid: StructId,
+        fi: usize,
+        f: &Field,
+    ) -> Result<String, Internal> {
         let t = self.ty(sid, fi, &f.ty)?;
         Ok(if f.condition.is_some() && is_value_type(&f.ty) {
             format!("{t}?")
@@ -353,7 +370,9 @@ impl<'p> Types<'p> {
         c.open();
         c.line("public abstract void WriteJson(WireJson j);");
         c.gap();
-        c.line("/// <summary>Writes the variant's value (its tag is written by its holder).</summary>");
+        c.line(
+            "/// <summary>Writes the variant's value (its tag is written by its holder).</summary>",
+        );
         c.line("public abstract void Write(WireWriter w);");
         c.gap();
         if tag.is_some() {
@@ -367,17 +386,38 @@ impl<'p> Types<'p> {
         c.line("WriteJson(j);");
         c.line("return j.ToString();");
         c.close();
-        type CaseDecl<'d> = (String, CaseBody, bool, Option<&'d Option<String>>, bool, Option<u64>);
+        type CaseDecl<'d> = (
+            String,
+            CaseBody,
+            bool,
+            Option<&'d Option<String>>,
+            bool,
+            Option<u64>,
+        );
         let mut cases: Vec<CaseDecl> = u
             .cases
             .iter()
             .map(|k| {
                 let carries = tag.is_some() && k.single().is_none();
-                (variant(&k.variant), k.body, carries, Some(&k.doc), false, k.single())
+                (
+                    variant(&k.variant),
+                    k.body,
+                    carries,
+                    Some(&k.doc),
+                    false,
+                    k.single(),
+                )
             })
             .collect();
         if let Some(body) = u.default {
-            cases.push((variant(&u.default_variant), body, tag.is_some(), None, true, None));
+            cases.push((
+                variant(&u.default_variant),
+                body,
+                tag.is_some(),
+                None,
+                true,
+                None,
+            ));
         }
         for (v, body, carries, d, is_default, single) in cases {
             c.gap();
@@ -407,7 +447,9 @@ impl<'p> Types<'p> {
                     (None, Some(v)) => format!("{v}L"),
                     (None, None) => "0L".into(),
                 };
-                c.line(&format!("public override long WireTag {{ get {{ return {v}; }} }}"));
+                c.line(&format!(
+                    "public override long WireTag {{ get {{ return {v}; }} }}"
+                ));
                 c.gap();
             }
             c.line("public override void Write(WireWriter w)");

@@ -149,7 +149,10 @@ fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
             } else if f.compression.is_some() {
                 say("compression", "a compressed value");
             } else if !f.select.is_empty() || exprs.iter().any(|e| exotic(e)) {
-                say("type", "conversation state, an enclosing field or the direction");
+                say(
+                    "type",
+                    "conversation state, an enclosing field or the direction",
+                );
             } else if !f.implied.is_empty() {
                 say("type", "a value the encoder implies (set_when, a flag bit)");
             } else if f.group.is_some() {
@@ -167,14 +170,18 @@ fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
             {
                 say("type", "a length prefix of an encoded value");
             } else if let Role::Derived(Derive::TagOf(ui)) = f.role {
-                let bare = matches!(&s.fields[ui].ty, Ty::Union(u) if u.on.local_field() == Some(fi));
+                let bare =
+                    matches!(&s.fields[ui].ty, Ty::Union(u) if u.on.local_field() == Some(fi));
                 if !bare {
                     say("type", "a tag solved from an expression");
                 }
             } else if let Role::Derived(Derive::LengthOf(ti, _)) = f.role {
                 let t = &s.fields[ti].ty;
                 if t.is_encoded() && !matches!(f.ty, Ty::Int(_)) {
-                    say("type", "a length of an encoded value that is not an integer");
+                    say(
+                        "type",
+                        "a length of an encoded value that is not an integer",
+                    );
                 }
             }
         }

@@ -1,0 +1,234 @@
+//! The third implementation: the schema's C# codec, run by its proof program (`wiregen verify`
+//! builds it with Mono's `mcs`). Every valid message the crate encoded is decoded by the C#,
+//! its value compared with the crate's field by field (both as the JSON of the crate's serde
+//! shape: names, numbers, strings, bytes as hex, variants), and encoded back by the C# to the
+//! same bytes; hostile datagrams may only raise the codec's `DecodeException`, never another
+//! exception, and the program must answer every line (no endless loop).
+//!
+//! The program reads one message per line (hex) and answers one line each:
+//! `ok\t<json>\t<hex of its encoding>`, `encode-error\t<json>\t<why>`, `error\t<why>` or
+//! `crash\t<exception>`.
+
+use crate::compare::hex;
+use crate::report::Report;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use wiregen_runtime::{Codec, SerdeProtocol, SerdeTypeVisitor, Type};
+
+/// What the C# answered for one line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// Decoded to this JSON, and encoded back to these bytes (hex).
+    Ok(serde_json::Value, String),
+    /// Decoded to this JSON, and refused to encode it back: why.
+    EncodeError(serde_json::Value, String),
+    /// `DecodeException`: why.
+    Error(String),
+    /// Any other exception.
+    Crash(String),
+}
+
+/// Runs the C# proof `program` (a command and its arguments) over `lines` of bytes, one answer
+/// each; fails when it does not start, does not answer every line within `timeout`, or answers
+/// what is not a line of the protocol above.
+pub fn run(
+    program: &[String],
+    lines: &[Vec<u8>],
+    timeout: std::time::Duration,
+) -> Result<Vec<Answer>, String> {
+    let (cmd, args) = program.split_first().ok_or("no C# program named")?;
+    let mut child = Command::new(cmd)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot run {cmd}: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let input: String = lines.iter().map(|l| hex(l) + "\n").collect();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let answers: Vec<String> = BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .collect();
+        let _ = tx.send(answers);
+    });
+    let answers = match rx.recv_timeout(timeout) {
+        Ok(a) => a,
+        Err(_) => {
+            let _ = child.kill();
+            return Err(format!(
+                "the C# program did not answer {} lines within {timeout:?} (an endless loop?)",
+                lines.len()
+            ));
+        }
+    };
+    let _ = writer.join();
+    let status = child.wait().map_err(|e| e.to_string())?;
+    if answers.len() != lines.len() {
+        return Err(format!(
+            "the C# program answered {} of {} lines ({status})",
+            answers.len(),
+            lines.len()
+        ));
+    }
+    answers.iter().map(|a| parse(a)).collect()
+}
+
+fn parse(line: &str) -> Result<Answer, String> {
+    let mut parts = line.splitn(3, '\t');
+    let kind = parts.next().unwrap_or_default();
+    let json = |s: Option<&str>| -> Result<serde_json::Value, String> {
+        serde_json::from_str(s.unwrap_or_default()).map_err(|e| format!("not JSON ({e}): {line}"))
+    };
+    Ok(match kind {
+        "ok" => {
+            let j = json(parts.next())?;
+            Answer::Ok(j, parts.next().unwrap_or_default().to_string())
+        }
+        "encode-error" => {
+            let j = json(parts.next())?;
+            Answer::EncodeError(j, parts.next().unwrap_or_default().to_string())
+        }
+        "error" => Answer::Error(parts.next().unwrap_or_default().to_string()),
+        "crash" => Answer::Crash(parts.next().unwrap_or_default().to_string()),
+        _ => return Err(format!("not an answer: {line}")),
+    })
+}
+
+/// The crate's value of each message (its root type decoded) as JSON; `None` where the crate
+/// does not decode it.
+pub fn crate_values<P: SerdeProtocol>(messages: &[Vec<u8>]) -> Vec<Option<serde_json::Value>> {
+    struct Root<'m> {
+        name: &'static str,
+        messages: &'m [Vec<u8>],
+        out: Vec<Option<serde_json::Value>>,
+    }
+    impl SerdeTypeVisitor for Root<'_> {
+        fn visit<T: Type>(&mut self)
+        where
+            for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
+        {
+            if <T::Of<'_> as Codec<'_>>::NAME != self.name || !self.out.is_empty() {
+                return;
+            }
+            self.out = self
+                .messages
+                .iter()
+                .map(|m| {
+                    <T::Of<'_> as Codec<'_>>::decode(m)
+                        .ok()
+                        .and_then(|v| serde_json::to_value(&v).ok())
+                })
+                .collect();
+        }
+    }
+    let mut root = Root {
+        name: <P::Root<'_> as Codec<'_>>::NAME,
+        messages,
+        out: Vec::new(),
+    };
+    P::each_serde_type(&mut root);
+    if root.out.is_empty() {
+        root.out = vec![None; messages.len()];
+    }
+    root.out
+}
+
+/// Whether two JSON values are the same value: numbers equal as integers, or as floats (or as
+/// the `f32` both are, for a float the crate printed as the shortest `f32`), the rest equal.
+pub fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as V;
+    match (a, b) {
+        (V::Number(x), V::Number(y)) => {
+            if let (Some(x), Some(y)) = (x.as_i64(), y.as_i64()) {
+                return x == y;
+            }
+            if let (Some(x), Some(y)) = (x.as_u64(), y.as_u64()) {
+                return x == y;
+            }
+            match (x.as_f64(), y.as_f64()) {
+                (Some(x), Some(y)) => x == y || (x as f32) == (y as f32),
+                _ => false,
+            }
+        }
+        (V::Array(x), V::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
+        (V::Object(x), V::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// The whole C# check of protocol `P`: `valid` messages (encoded by the crate) compared value
+/// by value and re-encoded byte for byte, `hostile` datagrams raising only `DecodeException`.
+pub fn check<P: SerdeProtocol>(
+    program: &[String],
+    valid: &[Vec<u8>],
+    hostile: &[Vec<u8>],
+    report: &mut Report,
+) {
+    let expected = crate_values::<P>(valid);
+    let lines: Vec<Vec<u8>> = valid.iter().chain(hostile).cloned().collect();
+    // Generous: Mono starts in a fraction of a second and decodes thousands a second.
+    let timeout = std::time::Duration::from_secs(60 + lines.len() as u64 / 100);
+    let answers = match run(program, &lines, timeout) {
+        Ok(a) => a,
+        Err(e) => {
+            report.errors.push(format!("C#: {e}"));
+            return;
+        }
+    };
+    let (valid_answers, hostile_answers) = answers.split_at(valid.len());
+    for ((m, want), got) in valid.iter().zip(&expected).zip(valid_answers) {
+        let Some(want) = want else {
+            continue;
+        };
+        report.csharp_compared += 1;
+        let problem = match got {
+            Answer::Ok(json, _) if !same(json, want) => Some(format!(
+                "C# decodes {} as {json}, the crate as {want}",
+                hex(m)
+            )),
+            Answer::Ok(_, again) if *again != hex(m) => Some(format!(
+                "C# decodes {} and encodes it back as {again}",
+                hex(m)
+            )),
+            Answer::Ok(..) => None,
+            Answer::EncodeError(_, why) => Some(format!(
+                "C# decodes {} but refuses to encode it back: {why}",
+                hex(m)
+            )),
+            Answer::Error(why) => Some(format!(
+                "C# does not decode {}, which the crate encoded: {why}",
+                hex(m)
+            )),
+            Answer::Crash(why) => Some(format!("C# crashes decoding {}: {why}", hex(m))),
+        };
+        match problem {
+            Some(p) => report.disagreements.push(p),
+            None => report.csharp_agreed += 1,
+        }
+    }
+    if report.csharp_compared == 0 {
+        report
+            .errors
+            .push("C#: not one message the crate decodes as its root to compare".into());
+    }
+    for (m, got) in hostile.iter().zip(hostile_answers) {
+        report.csharp_hostile += 1;
+        if let Answer::Crash(why) = got {
+            report.errors.push(format!(
+                "C# raises more than DecodeException on {}: {why}",
+                hex(m)
+            ));
+        }
+    }
+}
