@@ -569,6 +569,9 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         /// <summary>The tag this variant is sent with.</summary>
         public abstract long WireTag { get; }
 
@@ -590,6 +593,8 @@ namespace Wiregen.Protocols.GameProtocol
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 0L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Event");
@@ -608,6 +613,8 @@ namespace Wiregen.Protocols.GameProtocol
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 1L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -837,6 +844,9 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         /// <summary>The tag this variant is sent with.</summary>
         public abstract long WireTag { get; }
 
@@ -858,6 +868,8 @@ namespace Wiregen.Protocols.GameProtocol
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 0L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Snapshot");
@@ -876,6 +888,8 @@ namespace Wiregen.Protocols.GameProtocol
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 1L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -1294,6 +1308,9 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         /// <summary>The tag this variant is sent with.</summary>
         public abstract long WireTag { get; }
 
@@ -1315,6 +1332,8 @@ namespace Wiregen.Protocols.GameProtocol
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 0L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Object");
@@ -1334,6 +1353,8 @@ namespace Wiregen.Protocols.GameProtocol
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 1L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Player");
@@ -1349,6 +1370,8 @@ namespace Wiregen.Protocols.GameProtocol
             public override void Write(WireWriter w)
             {
             }
+
+            public override bool Accepts(long tag) { return tag == 2L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -1973,6 +1996,9 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         /// <summary>The tag this variant is sent with.</summary>
         public abstract long WireTag { get; }
 
@@ -1994,6 +2020,8 @@ namespace Wiregen.Protocols.GameProtocol
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 0L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Error");
@@ -2009,6 +2037,8 @@ namespace Wiregen.Protocols.GameProtocol
             public override void Write(WireWriter w)
             {
             }
+
+            public override bool Accepts(long tag) { return tag == 1L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -2026,6 +2056,8 @@ namespace Wiregen.Protocols.GameProtocol
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 2L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -2342,6 +2374,9 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         /// <summary>The tag this variant is sent with.</summary>
         public abstract long WireTag { get; }
 
@@ -2363,6 +2398,8 @@ namespace Wiregen.Protocols.GameProtocol
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 0L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Request");
@@ -2381,6 +2418,8 @@ namespace Wiregen.Protocols.GameProtocol
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 1L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -2597,6 +2636,9 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         /// <summary>The tag this variant is sent with.</summary>
         public abstract long WireTag { get; }
 
@@ -2615,6 +2657,8 @@ namespace Wiregen.Protocols.GameProtocol
             {
             }
 
+            public override bool Accepts(long tag) { return tag == 0L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Str("Ping");
@@ -2628,6 +2672,8 @@ namespace Wiregen.Protocols.GameProtocol
             public override void Write(WireWriter w)
             {
             }
+
+            public override bool Accepts(long tag) { return tag == 1L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -2769,6 +2815,9 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         /// <summary>The tag this variant is sent with.</summary>
         public abstract long WireTag { get; }
 
@@ -2790,6 +2839,8 @@ namespace Wiregen.Protocols.GameProtocol
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 0L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Break");
@@ -2809,6 +2860,8 @@ namespace Wiregen.Protocols.GameProtocol
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 1L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Throw");
@@ -2827,6 +2880,8 @@ namespace Wiregen.Protocols.GameProtocol
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 2L; }
 
             public override void WriteJson(WireJson j)
             {

@@ -372,6 +372,9 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         /// <summary>The tag this variant is sent with.</summary>
         public abstract long WireTag { get; }
 
@@ -393,6 +396,8 @@ namespace Wiregen.Protocols.Riptide20
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 0L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Unreliable");
@@ -411,6 +416,8 @@ namespace Wiregen.Protocols.Riptide20
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 1L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -431,6 +438,8 @@ namespace Wiregen.Protocols.Riptide20
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 2L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("AckExtra");
@@ -449,6 +458,8 @@ namespace Wiregen.Protocols.Riptide20
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 3L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -469,6 +480,8 @@ namespace Wiregen.Protocols.Riptide20
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 4L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Reject");
@@ -487,6 +500,8 @@ namespace Wiregen.Protocols.Riptide20
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 5L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -507,6 +522,8 @@ namespace Wiregen.Protocols.Riptide20
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 6L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Disconnect");
@@ -525,6 +542,8 @@ namespace Wiregen.Protocols.Riptide20
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 7L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -545,6 +564,8 @@ namespace Wiregen.Protocols.Riptide20
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 8L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Welcome");
@@ -564,6 +585,8 @@ namespace Wiregen.Protocols.Riptide20
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 9L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("ClientConnected");
@@ -582,6 +605,8 @@ namespace Wiregen.Protocols.Riptide20
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 10L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -603,6 +628,8 @@ namespace Wiregen.Protocols.Riptide20
             {
                 w.Put(Value);
             }
+
+            public override bool Accepts(long tag) { return !(tag == 0L || tag == 1L || tag == 2L || tag == 3L || tag == 4L || tag == 5L || tag == 6L || tag == 7L || tag == 8L || tag == 9L || tag == 10L); }
 
             public override void WriteJson(WireJson j)
             {
@@ -1318,6 +1345,9 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         public override string ToString()
         {
             var j = new WireJson();
@@ -1333,6 +1363,8 @@ namespace Wiregen.Protocols.Riptide20
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 3L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -1350,6 +1382,8 @@ namespace Wiregen.Protocols.Riptide20
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 1L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -1639,6 +1673,9 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         public override string ToString()
         {
             var j = new WireJson();
@@ -1651,6 +1688,8 @@ namespace Wiregen.Protocols.Riptide20
             public override void Write(WireWriter w)
             {
             }
+
+            public override bool Accepts(long tag) { return tag == 0L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -1667,6 +1706,8 @@ namespace Wiregen.Protocols.Riptide20
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return !(tag == 0L); }
 
             public override void WriteJson(WireJson j)
             {

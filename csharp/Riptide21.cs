@@ -391,6 +391,9 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         /// <summary>The tag this variant is sent with.</summary>
         public abstract long WireTag { get; }
 
@@ -412,6 +415,8 @@ namespace Wiregen.Protocols.Riptide21
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 0L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Unreliable");
@@ -430,6 +435,8 @@ namespace Wiregen.Protocols.Riptide21
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 1L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -450,6 +457,8 @@ namespace Wiregen.Protocols.Riptide21
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 2L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Connect");
@@ -468,6 +477,8 @@ namespace Wiregen.Protocols.Riptide21
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 3L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -488,6 +499,8 @@ namespace Wiregen.Protocols.Riptide21
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 4L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Heartbeat");
@@ -506,6 +519,8 @@ namespace Wiregen.Protocols.Riptide21
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 5L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -526,6 +541,8 @@ namespace Wiregen.Protocols.Riptide21
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 6L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Notify");
@@ -544,6 +561,8 @@ namespace Wiregen.Protocols.Riptide21
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 7L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -564,6 +583,8 @@ namespace Wiregen.Protocols.Riptide21
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 8L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("Welcome");
@@ -583,6 +604,8 @@ namespace Wiregen.Protocols.Riptide21
                 Value.Write(w);
             }
 
+            public override bool Accepts(long tag) { return tag == 9L; }
+
             public override void WriteJson(WireJson j)
             {
                 j.Open().Key("ClientConnected");
@@ -601,6 +624,8 @@ namespace Wiregen.Protocols.Riptide21
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 10L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -1345,6 +1370,9 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         public override string ToString()
         {
             var j = new WireJson();
@@ -1360,6 +1388,8 @@ namespace Wiregen.Protocols.Riptide21
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 4L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -1377,6 +1407,8 @@ namespace Wiregen.Protocols.Riptide21
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return tag == 2L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -1666,6 +1698,9 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
         public abstract void Write(WireWriter w);
 
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
         public override string ToString()
         {
             var j = new WireJson();
@@ -1678,6 +1713,8 @@ namespace Wiregen.Protocols.Riptide21
             public override void Write(WireWriter w)
             {
             }
+
+            public override bool Accepts(long tag) { return tag == 1L; }
 
             public override void WriteJson(WireJson j)
             {
@@ -1694,6 +1731,8 @@ namespace Wiregen.Protocols.Riptide21
             {
                 Value.Write(w);
             }
+
+            public override bool Accepts(long tag) { return !(tag == 1L); }
 
             public override void WriteJson(WireJson j)
             {

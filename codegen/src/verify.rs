@@ -191,7 +191,8 @@ fn csharp_proof(work: &Path, p: &wiregen::ir::Protocol) -> Result<Result<PathBuf
     });
     files.push(wiregen::backend::Output {
         path: dir.join("Proof.cs").display().to_string(),
-        contents: csharp::proof::program(p),
+        contents: csharp::proof::program(p, &lowered)
+            .map_err(|e| format!("the C# backend: {}", e.0))?,
     });
     for o in &files {
         write_if_changed(o).map_err(|e| e.to_string())?;

@@ -28,6 +28,45 @@ pub enum Answer {
     Crash(String),
 }
 
+/// Runs `cmd` with `input` on its standard input; its output lines, once it ends, or an error
+/// when it does not start or does not end within `timeout`.
+fn output_lines(
+    cmd: &[String],
+    input: String,
+    timeout: std::time::Duration,
+) -> Result<Vec<String>, String> {
+    let (program, args) = cmd.split_first().ok_or("no C# program named")?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let lines: Vec<String> = BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .collect();
+        let _ = tx.send(lines);
+    });
+    let Ok(lines) = rx.recv_timeout(timeout) else {
+        let _ = child.kill();
+        return Err(format!(
+            "the C# program did not end within {timeout:?} (an endless loop?)"
+        ));
+    };
+    let _ = writer.join();
+    child.wait().map_err(|e| e.to_string())?;
+    Ok(lines)
+}
+
 /// Runs the C# proof `program` (a command and its arguments) over `lines` of bytes, one answer
 /// each; fails when it does not start, does not answer every line within `timeout`, or answers
 /// what is not a line of the protocol above.
@@ -36,43 +75,11 @@ pub fn run(
     lines: &[Vec<u8>],
     timeout: std::time::Duration,
 ) -> Result<Vec<Answer>, String> {
-    let (cmd, args) = program.split_first().ok_or("no C# program named")?;
-    let mut child = Command::new(cmd)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| format!("cannot run {cmd}: {e}"))?;
-    let mut stdin = child.stdin.take().ok_or("no stdin")?;
     let input: String = lines.iter().map(|l| hex(l) + "\n").collect();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let stdout = child.stdout.take().ok_or("no stdout")?;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let answers: Vec<String> = BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-            .collect();
-        let _ = tx.send(answers);
-    });
-    let answers = match rx.recv_timeout(timeout) {
-        Ok(a) => a,
-        Err(_) => {
-            let _ = child.kill();
-            return Err(format!(
-                "the C# program did not answer {} lines within {timeout:?} (an endless loop?)",
-                lines.len()
-            ));
-        }
-    };
-    let _ = writer.join();
-    let status = child.wait().map_err(|e| e.to_string())?;
+    let answers = output_lines(program, input, timeout)?;
     if answers.len() != lines.len() {
         return Err(format!(
-            "the C# program answered {} of {} lines ({status})",
+            "the C# program answered {} of {} lines",
             answers.len(),
             lines.len()
         ));
@@ -167,14 +174,141 @@ pub fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
     }
 }
 
+/// One value the C# made at random: its type, its JSON as the C# decoded its own encoding, and
+/// that encoding.
+struct Made {
+    ty: String,
+    json: serde_json::Value,
+    bytes: Vec<u8>,
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Runs the proof program's `random` mode: `n` values of each top-level type.
+fn made(program: &[String], n: usize, seed: u64, report: &mut Report) -> Vec<Made> {
+    let mut cmd = program.to_vec();
+    cmd.extend([
+        "random".to_string(),
+        n.to_string(),
+        (seed % i32::MAX as u64).to_string(),
+    ]);
+    let lines = match output_lines(&cmd, String::new(), std::time::Duration::from_secs(120)) {
+        Ok(l) => l,
+        Err(e) => {
+            report.errors.push(format!("C#: {e}"));
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::new();
+    for line in lines {
+        let parts: Vec<&str> = line.splitn(4, '\t').collect();
+        match parts.as_slice() {
+            ["made", ty, json, hex] => match (serde_json::from_str(json), unhex(hex)) {
+                (Ok(json), Some(bytes)) => out.push(Made {
+                    ty: ty.to_string(),
+                    json,
+                    bytes,
+                }),
+                _ => report.errors.push(format!("C#: not a value line: {line}")),
+            },
+            ["refused", ..] => report.csharp_refused += 1,
+            ["self", ty, hex, why] => report.disagreements.push(format!(
+                "C# encodes a {ty} as {hex} and cannot decode it: {why}"
+            )),
+            _ => report.errors.push(format!("C#: {line}")),
+        }
+    }
+    out
+}
+
+/// The values the C# made, each decoded by the crate as its type (found by name), compared with
+/// the C#'s and encoded back by the crate to the same bytes; what they reached is noted.
+fn check_made<P: SerdeProtocol>(made: &[Made], report: &mut Report) {
+    struct ByName<'m> {
+        made: &'m [Made],
+        problems: Vec<String>,
+        agreed: usize,
+        coverage: &'m crate::coverage::Coverage,
+        seen: &'m mut crate::coverage::Seen,
+    }
+    impl SerdeTypeVisitor for ByName<'_> {
+        fn visit<T: Type>(&mut self)
+        where
+            for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
+        {
+            let name = <T::Of<'_> as Codec<'_>>::NAME;
+            for m in self.made.iter().filter(|m| m.ty == name) {
+                let (decoded, notes) = <T::Of<'_> as Codec<'_>>::dissect(&m.bytes);
+                let problem = match decoded {
+                    Err(e) => Some(format!(
+                        "the crate does not decode the {name} the C# encoded as {}: {e}",
+                        hex(&m.bytes)
+                    )),
+                    Ok(v) => match (serde_json::to_value(&v), v.encode()) {
+                        (Ok(json), _) if !same(&json, &m.json) => Some(format!(
+                            "the crate decodes the {name} the C# encoded as {} to {json}, the C# to {}",
+                            hex(&m.bytes),
+                            m.json
+                        )),
+                        (_, Ok(again)) if again != m.bytes => Some(format!(
+                            "the crate decodes the {name} the C# encoded as {} and encodes it as {}",
+                            hex(&m.bytes),
+                            hex(&again)
+                        )),
+                        (_, Err(e)) => Some(format!(
+                            "the crate decodes the {name} the C# encoded as {} but cannot encode it: {e}",
+                            hex(&m.bytes)
+                        )),
+                        _ => None,
+                    },
+                };
+                match problem {
+                    Some(p) => self.problems.push(p),
+                    None => self.agreed += 1,
+                }
+                self.seen.see(&notes, self.coverage);
+            }
+        }
+    }
+    let mut seen = std::mem::take(&mut report.csharp_seen);
+    let mut by_name = ByName {
+        made,
+        problems: Vec::new(),
+        agreed: 0,
+        coverage: &report.coverage,
+        seen: &mut seen,
+    };
+    P::each_serde_type(&mut by_name);
+    let (agreed, problems) = (by_name.agreed, by_name.problems);
+    report.csharp_seen = seen;
+    report.csharp_made += made.len();
+    report.csharp_made_agreed += agreed;
+    report.disagreements.extend(problems);
+}
+
 /// The whole C# check of protocol `P`: `valid` messages (encoded by the crate) compared value
-/// by value and re-encoded byte for byte, `hostile` datagrams raising only `DecodeException`.
+/// by value and re-encoded byte for byte, `hostile` datagrams raising only `DecodeException`;
+/// then values the C# made of every type the decoders read directly, checked by the crate.
+/// What both directions reached is measured against the schema's types and cases.
 pub fn check<P: SerdeProtocol>(
     program: &[String],
-    valid: &[Vec<u8>],
+    valid: &[(bool, Vec<u8>)],
     hostile: &[Vec<u8>],
+    seed: u64,
     report: &mut Report,
 ) {
+    for (from_client, m) in valid {
+        let notes = P::datagram_notes(*from_client, m).1;
+        report.csharp_seen.see(&notes, &report.coverage);
+    }
+    let valid: Vec<Vec<u8>> = valid.iter().map(|(_, m)| m.clone()).collect();
+    let valid = &valid[..];
+    let made_values = made(program, valid.len().max(100), seed, report);
+    check_made::<P>(&made_values, report);
     let expected = crate_values::<P>(valid);
     let lines: Vec<Vec<u8>> = valid.iter().chain(hostile).cloned().collect();
     // Generous: Mono starts in a fraction of a second and decodes thousands a second.

@@ -34,8 +34,7 @@ pub fn verify_all<P: ArbitraryProtocol + wiregen_runtime::SerdeProtocol>(opts: &
             .into_iter()
             .map(|(_, m)| m)
             .collect();
-        let valid: Vec<Vec<u8>> = valid.into_iter().map(|(_, m)| m).collect();
-        crate::csharp::check::<P>(program, &valid, &hostile, &mut report);
+        crate::csharp::check::<P>(program, &valid, &hostile, opts.seed, &mut report);
     }
     report
 }

@@ -115,6 +115,14 @@ pub struct Report {
     pub csharp_agreed: usize,
     /// Hostile datagrams the C# codec was given.
     pub csharp_hostile: usize,
+    /// Values the C# made at random and encoded, checked by the crate.
+    pub csharp_made: usize,
+    /// Of those, the ones the crate decoded to the same values and encoded to the same bytes.
+    pub csharp_made_agreed: usize,
+    /// Values the C# made that its encoder refused (a value the schema does not allow).
+    pub csharp_refused: usize,
+    /// What the messages of both directions of the C# check held.
+    pub csharp_seen: Seen,
 }
 
 impl Report {
@@ -125,6 +133,17 @@ impl Report {
             && self.errors.is_empty()
             && !self.too_few()
             && self.unreached().is_empty()
+            && self.csharp_unreached().is_empty()
+    }
+
+    /// The types and cases the C# check did not reach (when it ran), but those declared
+    /// unreachable.
+    pub fn csharp_unreached(&self) -> Vec<&str> {
+        if self.csharp_compared == 0 {
+            return Vec::new();
+        }
+        self.coverage
+            .unreached(&self.csharp_seen, &self.unreachable)
     }
 
     /// Notes what one compared message held.
@@ -221,9 +240,32 @@ impl fmt::Display for Report {
         if self.csharp_compared > 0 || self.csharp_hostile > 0 {
             writeln!(
                 f,
-                "{p}: C#: {} of {} messages decoded to the crate's values and encoded back to the same bytes; {} hostile datagrams raised nothing but DecodeException",
-                self.csharp_agreed, self.csharp_compared, self.csharp_hostile
+                "{p}: C#: {} of {} of the crate's messages decoded to the crate's values and encoded back to the same bytes; {} of {} values the C# made decoded by the crate to the same values and bytes ({} refused by the C# encoder); {} hostile datagrams raised nothing but DecodeException",
+                self.csharp_agreed,
+                self.csharp_compared,
+                self.csharp_made_agreed,
+                self.csharp_made,
+                self.csharp_refused,
+                self.csharp_hostile
             )?;
+            if !self.coverage.types.is_empty() {
+                let table = self.coverage.types_held(&self.csharp_seen);
+                let reached = table.iter().filter(|(_, held, _)| *held > 0).count();
+                let measured = table.iter().filter(|(_, _, of)| *of > 0).count();
+                let (held, of) = table
+                    .iter()
+                    .fold((0, 0), |(h, o), (_, held, of)| (h + held, o + of));
+                let cases = self.coverage.cases_taken(&self.csharp_seen);
+                let taken = cases.iter().filter(|(_, t)| *t).count();
+                writeln!(
+                    f,
+                    "{p}: C#: coverage: {reached} of {measured} types, {held} of {of} fields, {taken} of {} switch cases reached",
+                    cases.len()
+                )?;
+                for what in self.csharp_unreached() {
+                    writeln!(f, "{p}: C#: never reached: {what}")?;
+                }
+            }
         }
         if self.over_tcp > 0 {
             writeln!(

@@ -334,10 +334,56 @@ impl<'p> Encoder<'p> {
                         "a switch with a length prefix (refused by limits.rs)".into(),
                     ));
                 }
+                self.variant_check(c, sid, fi, u, x, name);
                 self.within(c, name, &format!("{x}.Write(w);"));
                 Ok(())
             }
         }
+    }
+
+    /// A switch whose tag the user sets: the variant must be the one its tag selects.
+    fn variant_check(
+        &self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        x: &str,
+        name: &str,
+    ) {
+        let p = self.i.p;
+        let class = type_name(&p.union_name(sid, fi));
+        let nm = lit(name);
+        // The tag: the variant's own where the encoder derives it, else the user's fields'
+        // (none when the position gives it: known only to the decoder).
+        let on = if self.types().tag_field(sid, fi).is_some() {
+            format!("{x}.WireTag")
+        } else if u.on.reads_position() {
+            return;
+        } else if self.exprs().is_bool(&u.on) {
+            format!("({} ? 1L : 0L)", self.exprs().expr(&u.on))
+        } else {
+            self.exprs().expr(&u.on)
+        };
+        if u.unless.as_ref().is_some_and(Expr::reads_position) {
+            return;
+        }
+        let wrong = format!(
+            "throw new EncodeException({nm}, \"the variant is not the case of its tag, \" + {on});"
+        );
+        match (&u.unless, u.default) {
+            (Some(unless), Some(_)) => {
+                let other = format!("{class}.{}", super::types::variant(&u.default_variant));
+                c.line(&format!(
+                    "if (({}) ? !({x} is {other}) : !{x}.Accepts({on}))",
+                    self.exprs().expr(unless)
+                ));
+            }
+            _ => c.line(&format!("if (!{x}.Accepts({on}))")),
+        }
+        c.open();
+        c.line(&wrong);
+        c.close();
     }
 
     fn within(&self, c: &mut Code, name: &str, stmt: &str) {

@@ -9,6 +9,7 @@
 //! offset, reason) and `Wiregen.EncodeException`. What this backend does not generate yet is
 //! said in `validate/checks/limits.rs` (`Backend::CSharp`).
 
+mod arbitrary;
 mod code;
 mod decode;
 mod encode;

@@ -4,8 +4,89 @@
 
 use super::*;
 
+/// What every proof program has: the randomness its values are made of.
+const ARBITRARY_BASE: &str = r#"class TooDeep : Exception { }
+
+class ArbitraryBase
+{
+    readonly Random rng;
+    int depth;
+
+    protected ArbitraryBase(int seed) { rng = new Random(seed); }
+
+    protected void Enter() { if (++depth > 16) { depth = 0; throw new TooDeep(); } }
+    protected void Leave() { depth--; }
+    public void Reset() { depth = 0; }
+
+    protected int Below(int n) { return rng.Next(n); }
+    protected bool Chance(int n) { return rng.Next(n) == 0; }
+    protected int Small(ulong most) { return rng.Next((int)Math.Min(most, 16UL) + 1); }
+
+    protected ulong Bits(int n)
+    {
+        var b = new byte[8];
+        rng.NextBytes(b);
+        ulong v = BitConverter.ToUInt64(b, 0);
+        // Often small: lengths, ids and counts are.
+        if (Chance(3)) v &= 0xFF;
+        return n >= 64 ? v : v & ((1UL << n) - 1);
+    }
+
+    protected long SBits(int n)
+    {
+        ulong v = Bits(n);
+        if (n >= 64) return (long)v;
+        int shift = 64 - n;
+        return (long)(v << shift) >> shift;
+    }
+
+    protected long Between(long lo, long hi)
+    {
+        ulong span = (ulong)(hi - lo);
+        return span == ulong.MaxValue ? (long)Bits(64) : lo + (long)(Bits(64) % (span + 1));
+    }
+
+    protected T Pick<T>(T[] values) { return values[rng.Next(values.Length)]; }
+
+    protected ArraySegment<byte> SomeBytes(int n)
+    {
+        var b = new byte[n];
+        rng.NextBytes(b);
+        return new ArraySegment<byte>(b);
+    }
+
+    protected string SomeText(int n, int kind)
+    {
+        const string ascii = "abcdefghijklmnopqrstuvwxyz0123456789 _-";
+        const string latin1 = "éüßÅ";
+        const string other = "é漢ЖΩ";
+        var sb = new StringBuilder();
+        for (int i = 0; i < n; i++)
+        {
+            if (kind >= 1 && Chance(4)) sb.Append(kind == 1 ? latin1[rng.Next(latin1.Length)] : other[rng.Next(other.Length)]);
+            else sb.Append(ascii[rng.Next(ascii.Length)]);
+        }
+        return sb.ToString();
+    }
+
+    protected BitString SomeBits()
+    {
+        int n = Small(8);
+        var b = SomeBytes(n);
+        return new BitString(b, 8 * n);
+    }
+
+    protected List<T> Many<T>(int n, Func<T> make)
+    {
+        var list = new List<T>(n);
+        for (int i = 0; i < n; i++) list.Add(make());
+        return list;
+    }
+}
+"#;
+
 /// The program's C# source for protocol `p`.
-pub fn program(p: &Protocol) -> String {
+pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
     let ns = namespace(p);
     let root = type_name(&p.root().name);
     let mut c = Code::default();
@@ -13,15 +94,32 @@ pub fn program(p: &Protocol) -> String {
     c.line("// The proof program of the C# codec (wiregen verify): not part of the codec.");
     c.line("");
     c.line("using System;");
+    c.line("using System.Collections.Generic;");
     c.line("using System.IO;");
     c.line("using System.Text;");
     c.line("using Wiregen;");
+    c.line(&format!("using {ns};"));
+    c.line("");
+    c.raw(ARBITRARY_BASE);
+    c.line("");
+    super::arbitrary::ArbitraryValues { i: Input { p, l } }.render(&mut c)?;
     c.line("");
     c.line("static class Proof");
     c.open();
-    c.line("static int Main()");
+    c.line("static int Main(string[] args)");
     c.open();
     c.line("var output = new StreamWriter(Console.OpenStandardOutput(), new UTF8Encoding(false));");
+    c.line("if (args.Length == 3 && args[0] == \"random\")");
+    c.open();
+    c.line("var made = new Arbitrary(int.Parse(args[2]));");
+    c.line("int n = int.Parse(args[1]);");
+    for id in p.top_level_types() {
+        let t = type_name(&p.structs[id].name);
+        c.line(&format!("for (int i = 0; i < n; i++) output.WriteLine(Made({}, () => made.Make{t}(), v => v.Encode(), b => global::{ns}.{t}.Decode(b).ToString()));", lit(&p.structs[id].name)));
+    }
+    c.line("output.Flush();");
+    c.line("return 0;");
+    c.close();
     c.line("string line;");
     c.line("while ((line = Console.In.ReadLine()) != null)");
     c.open();
@@ -58,6 +156,39 @@ pub fn program(p: &Protocol) -> String {
     c.close();
     c.close();
     c.gap();
+    c.line("/// <summary>A value made at random, encoded, and decoded back: `made\\tType\\tjson\\thex`,");
+    c.line(
+        "/// or why not (`refused`, `self` when the C# cannot decode its own encoding).</summary>",
+    );
+    c.line("static string Made<T>(string type, Func<T> make, Func<T, byte[]> encode, Func<byte[], string> decode)");
+    c.open();
+    c.line("byte[] bytes;");
+    c.line("try");
+    c.open();
+    c.line("bytes = encode(make());");
+    c.close();
+    c.line("catch (EncodeException e)");
+    c.open();
+    c.line("return \"refused\\t\" + type + \"\\t\" + OneLine(e.Message);");
+    c.close();
+    c.line("catch (TooDeep)");
+    c.open();
+    c.line("return \"refused\\t\" + type + \"\\ttoo deep\";");
+    c.close();
+    c.line("catch (Exception e)");
+    c.open();
+    c.line("return \"crash\\t\" + e.GetType().Name + \": \" + OneLine(e.Message);");
+    c.close();
+    c.line("try");
+    c.open();
+    c.line("return \"made\\t\" + type + \"\\t\" + decode(bytes) + \"\\t\" + ToHex(bytes);");
+    c.close();
+    c.line("catch (DecodeException e)");
+    c.open();
+    c.line("return \"self\\t\" + type + \"\\t\" + ToHex(bytes) + \"\\t\" + OneLine(e.Message);");
+    c.close();
+    c.close();
+    c.gap();
     c.line("static string OneLine(string s)");
     c.open();
     c.line("return s.Replace('\\n', ' ').Replace('\\t', ' ');");
@@ -77,5 +208,5 @@ pub fn program(p: &Protocol) -> String {
     c.line("return sb.ToString();");
     c.close();
     c.close();
-    c.finish()
+    Ok(c.finish())
 }

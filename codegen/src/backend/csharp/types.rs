@@ -375,6 +375,11 @@ impl<'p> Types<'p> {
         );
         c.line("public abstract void Write(WireWriter w);");
         c.gap();
+        c.line(
+            "/// <summary>Whether this variant is the one a tag of this value selects.</summary>",
+        );
+        c.line("public abstract bool Accepts(long tag);");
+        c.gap();
         if tag.is_some() {
             c.line("/// <summary>The tag this variant is sent with.</summary>");
             c.line("public abstract long WireTag { get; }");
@@ -457,6 +462,21 @@ impl<'p> Types<'p> {
             self.case_write(c, sid, body);
             c.close();
             c.gap();
+            let accepts = if is_default {
+                let all: Vec<String> = u.cases.iter().map(|k| case_test(&k.values)).collect();
+                if all.is_empty() {
+                    "true".to_string()
+                } else {
+                    format!("!({})", all.join(" || "))
+                }
+            } else {
+                let k = u.cases.iter().find(|k| variant(&k.variant) == v);
+                k.map_or("false".into(), |k| case_test(&k.values))
+            };
+            c.line(&format!(
+                "public override bool Accepts(long tag) {{ return {accepts}; }}"
+            ));
+            c.gap();
             c.line("public override void WriteJson(WireJson j)");
             c.open();
             // Serde's externally tagged enums: a unit variant is its name; a newtype one
@@ -523,6 +543,20 @@ impl<'p> Types<'p> {
         }
         Ok(())
     }
+}
+
+/// The test that `tag` is one of a case's values.
+pub(crate) fn case_test(values: &[CaseValue]) -> String {
+    let tests: Vec<String> = values
+        .iter()
+        .map(|v| match v {
+            CaseValue::One(x) => format!("tag == {}L", *x as i64),
+            CaseValue::Range(lo, hi) => {
+                format!("(tag >= {}L && tag <= {}L)", *lo as i64, *hi as i64)
+            }
+        })
+        .collect();
+    tests.join(" || ")
 }
 
 /// An enum value's or case's C# name.
