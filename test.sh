@@ -13,6 +13,10 @@ command -v tshark >/dev/null 2>&1 || missing+=(tshark)
 command -v lua5.2 >/dev/null 2>&1 || missing+=(lua5.2)
 command -v lua5.4 >/dev/null 2>&1 || missing+=(lua5.4)
 command -v luacheck >/dev/null 2>&1 || missing+=(lua-check)
+# Mono's C# compiler and runtime build and run the C# codecs' proofs (tests/tests/csharp.rs,
+# `wiregen verify`).
+command -v mcs >/dev/null 2>&1 || missing+=(mono-mcs)
+command -v mono >/dev/null 2>&1 || missing+=(mono-runtime)
 # DuckDB queries wirecat's Parquet export (wirecat/tests/export.rs): its Python package, in a
 # virtual environment under target/ (Debian's Python needs python3-venv for one).
 command -v python3 >/dev/null 2>&1 || missing+=(python3)

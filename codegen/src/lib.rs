@@ -72,6 +72,8 @@ pub use diag::{Diagnostic, Diagnostics};
 // targets: not a stable API (use the `Builder`, or the command).
 #[doc(hidden)]
 pub mod backend;
+pub mod coverage;
+pub mod csharp_proof;
 #[doc(hidden)]
 pub mod diff;
 #[doc(hidden)]

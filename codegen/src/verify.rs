@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use wiregen::internal::{write_if_changed, PlannedProtocol};
-use wiregen::ir::{Expr, Len, Ty};
 use wiregen::{pipeline, Builder};
 
 #[derive(clap::Args)]
@@ -93,7 +92,7 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
     let coverage = runner.join("coverage.txt");
     write_if_changed(&wiregen::backend::Output {
         path: coverage.display().to_string(),
-        contents: coverage_list(&ir),
+        contents: wiregen::coverage::coverage_list(&ir),
     })
     .map_err(|e| e.to_string())?;
     // An application is dissected inside its transport: both dissectors are loaded.
@@ -132,7 +131,7 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
     if args.keep {
         cargo.arg("--keep");
     }
-    match csharp_proof(&work, &ir)? {
+    match wiregen::csharp_proof::build(&work.join("csharp").join(&ir.name), &ir)? {
         Ok(exe) => {
             cargo.arg("--csharp-exe").arg(exe);
         }
@@ -147,76 +146,6 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     Ok(status.success())
-}
-
-/// The C# codec of `p` and its proof program, built with Mono's `mcs` (warnings are errors):
-/// the program's path, or why there is none (`Err` inside: said, not a failure; `Err` outside:
-/// the C# does not compile).
-fn csharp_proof(work: &Path, p: &wiregen::ir::Protocol) -> Result<Result<PathBuf, String>, String> {
-    use wiregen::backend::csharp;
-    if p.application.is_some() {
-        return Ok(Err(
-            "an application's messages are checked inside their transport (not yet)".into(),
-        ));
-    }
-    if let Some(l) = p
-        .limits
-        .iter()
-        .find(|l| l.backend == wiregen::ir::Backend::CSharp)
-    {
-        return Ok(Err(format!(
-            "the schema has no C# codec yet: {}",
-            l.diagnostic
-        )));
-    }
-    let found = |tool: &str| {
-        Command::new(tool)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if !found("mcs") || !found("mono") {
-        return Ok(Err(
-            "Mono's mcs and mono are not installed (apt-get install mono-mcs mono-runtime)".into(),
-        ));
-    }
-    let dir = work.join("csharp").join(&p.name);
-    let lowered = wiregen::lower::lower(p);
-    let codec = dir.join(csharp::file_name(p));
-    let mut files = csharp::generate(p, &lowered, &codec.display().to_string())
-        .map_err(|e| format!("the C# backend: {}", e.0))?;
-    files.push(wiregen::backend::Output {
-        path: dir.join(csharp::RUNTIME_FILE).display().to_string(),
-        contents: csharp::RUNTIME.to_string(),
-    });
-    files.push(wiregen::backend::Output {
-        path: dir.join("Proof.cs").display().to_string(),
-        contents: csharp::proof::program(p, &lowered)
-            .map_err(|e| format!("the C# backend: {}", e.0))?,
-    });
-    for o in &files {
-        write_if_changed(o).map_err(|e| e.to_string())?;
-    }
-    let exe = dir.join("proof.exe");
-    let out = Command::new("mcs")
-        .args([
-            "-nologo",
-            "-warn:4",
-            "-warnaserror",
-            "-langversion:7.2",
-            "-optimize",
-        ])
-        .arg(format!("-out:{}", exe.display()))
-        .args(files.iter().map(|o| &o.path))
-        .output()
-        .map_err(|e| format!("cannot run mcs: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "the C# codec does not compile:\n{}",
-            String::from_utf8_lossy(&out.stdout)
-        ));
-    }
-    Ok(Ok(exe))
 }
 
 /// The verifier program of `protocol`: a binary crate depending on the generated crate and on
@@ -260,140 +189,4 @@ fn write_runner(work: &Path, protocol: &PlannedProtocol) -> Result<PathBuf, Stri
         .map_err(|e| e.to_string())?;
     }
     Ok(runner)
-}
-
-/// The types a valid message may hold (the root's, or an application's messages', the opening's,
-/// the types its pieces are joined into, and every type inside them), one per line: its name, then the filter names its fields are noted under
-/// (also under each `filter:` use of it), tab-separated: what `wiregen_verify` counts as
-/// reached.
-fn coverage_list(p: &wiregen::ir::Protocol) -> String {
-    let mut roots = vec![p.root];
-    if let Some(a) = &p.application {
-        roots = a.messages.iter().map(|(_, ty)| *ty).collect();
-    }
-    // The opening's datagrams are compared as the conversation reads them.
-    roots.extend(p.opening.iter().map(|(_, id)| *id));
-    // A payload cut into pieces is decoded as its sender's type: verify joins arbitrary ones.
-    if let Some(wiregen::ir::Reassembly {
-        whole: wiregen::ir::WholeType::ByDirection { client, server },
-        ..
-    }) = &p.reassembly
-    {
-        roots.extend([*client, *server]);
-    }
-    // An array of no elements (`count: 0`) holds no value of its type.
-    let empty = |ty: &Ty| matches!(ty, Ty::Array(_, Len::Expr(Expr::Int(0, _))));
-    let mut reached = wiregen::lower::analysis::reached_from(p, roots, |_, f| !empty(&f.ty));
-    reached.sort();
-    let mut out = String::new();
-    for sid in reached {
-        let s = &p.structs[sid];
-        // Fields that hold values of other types are noted as those values' fields.
-        let own = |f: &&wiregen::ir::Field| {
-            let mut kids = Vec::new();
-            f.ty.child_structs(&mut kids);
-            kids.is_empty() && !matches!(f.ty, wiregen::ir::Ty::Union(_))
-        };
-        let mut names: Vec<String> = (0..s.fields.len())
-            .filter(|fi| own(&&s.fields[*fi]))
-            .map(|fi| wiregen::naming::abbrev(p, sid, fi))
-            .collect();
-        for (_, filter) in p.filter_uses().iter().filter(|(u, _)| *u == sid) {
-            let base = wiregen::naming::use_abbrev(p, filter);
-            names.extend(
-                s.fields
-                    .iter()
-                    .filter(own)
-                    .map(|f| format!("{base}.{}", f.name)),
-            );
-        }
-        out.push_str(&s.name);
-        for n in names {
-            out.push('\t');
-            out.push_str(&n);
-        }
-        out.push('\n');
-        case_lines(p, sid, &mut out);
-    }
-    out
-}
-
-/// The cases of struct `sid`'s switches whose tag is a field of it, a line each: `case`, the
-/// case's name (`PacketPayload.Login`), the filter names its tag is noted under
-/// (comma-separated: the struct's own and its `filter:` uses'), its tag values (`3`, `16-31`,
-/// comma-separated; `!` and every case's values for the default), then the filter name of the
-/// bool or flag bit of its `unless:` (`!` before it when negated; empty without one). A case is
-/// taken when a compared message's tag took one of its values and its `unless` was false (the
-/// default: when it was true, too). A tag computed by an expression, or an `unless` other than
-/// a bool or a flag bit of the switch's own type, is not measured by case.
-fn case_lines(p: &wiregen::ir::Protocol, sid: usize, out: &mut String) {
-    use wiregen::ir::CaseValue;
-    let s = &p.structs[sid];
-    let spell = |values: &mut dyn Iterator<Item = &CaseValue>| {
-        values
-            .map(|v| match *v {
-                CaseValue::One(v) => v.to_string(),
-                CaseValue::Range(lo, hi) => format!("{lo}-{hi}"),
-            })
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    for (fi, f) in s.fields.iter().enumerate() {
-        let Ty::Union(u) = &f.ty else { continue };
-        let Some(ti) = u.on.local_field() else {
-            continue;
-        };
-        let unless = match &u.unless {
-            None => String::new(),
-            Some(e) => match unless_abbrev(p, sid, e) {
-                Some(abbrev) => abbrev,
-                None => continue,
-            },
-        };
-        let mut tags = vec![wiregen::naming::abbrev(p, sid, ti)];
-        for (_, filter) in p.filter_uses().iter().filter(|(u, _)| *u == sid) {
-            tags.push(format!(
-                "{}.{}",
-                wiregen::naming::use_abbrev(p, filter),
-                s.fields[ti].name
-            ));
-        }
-        let tags = tags.join(",");
-        let union = p.switch_name(sid, fi);
-        for c in &u.cases {
-            let values = spell(&mut c.values.iter());
-            out.push_str(&format!(
-                "case\t{union}.{}\t{tags}\t{values}\t{unless}\n",
-                c.variant
-            ));
-        }
-        // A default no tag value can choose (a closed enum's every value has a case) is left out.
-        if u.default.is_some() && !p.cases_cover(&s.fields[ti].ty, u) {
-            let all = spell(&mut u.cases.iter().flat_map(|c| &c.values));
-            out.push_str(&format!(
-                "case\t{union}.{}\t{tags}\t!{all}\t{unless}\n",
-                u.default_variant
-            ));
-        }
-    }
-}
-
-/// The filter name of the bool field or flag bit a switch's `unless:` tests (`!` before it when
-/// negated), when it is one of the switch's own type.
-fn unless_abbrev(p: &wiregen::ir::Protocol, sid: usize, e: &Expr) -> Option<String> {
-    match e {
-        Expr::Not(inner) => unless_abbrev(p, sid, inner).map(|a| format!("!{a}")),
-        Expr::Field(path) if path.len() == 1 && matches!(p.field(&path[0]).ty, Ty::Bool) => {
-            Some(wiregen::naming::abbrev(p, sid, path[0].field))
-        }
-        Expr::FlagBit(path, mask) if path.len() == 1 => {
-            let Ty::Flags(id) = p.field(&path[0]).ty else {
-                return None;
-            };
-            let bit = p.flags[id].bits.iter().find(|b| b.value == *mask)?;
-            let field = wiregen::naming::abbrev(p, sid, path[0].field);
-            Some(wiregen::naming::flag_abbrev(&field, &bit.name))
-        }
-        _ => None,
-    }
 }

@@ -14,29 +14,48 @@ use crate::tshark::{dissect, Dissection};
 use std::path::PathBuf;
 use wiregen_runtime::{ArbitraryProtocol, Codec, DecodeError, DecodeErrorKind, Protocol};
 
-/// Runs [`verify`], then, when [`Options::csharp`] names the C# proof program, the check of the
-/// schema's C# codec against the crate (`crate::csharp`) on the same kind of messages.
+/// Runs [`verify`], then, when [`Options::csharp`] names the C# proof program,
+/// [`verify_csharp`]: the whole proof of a schema's three outputs.
 pub fn verify_all<P: ArbitraryProtocol + wiregen_runtime::SerdeProtocol>(opts: &Options) -> Report {
     let mut report = verify::<P>(opts);
-    if let (Some(program), None) = (&opts.csharp, &report.fatal) {
-        let mut rng = Rng(opts.seed ^ 0xc5);
-        let mut scratch = Report {
-            coverage: opts.coverage.clone(),
-            unreachable: opts.unreachable.clone(),
-            ..Report::default()
-        };
-        let valid = valid_messages::<P>(opts.messages, &mut rng, &mut scratch);
-        if valid.is_empty() {
-            report.errors.push("C#: no valid message to compare".into());
-            return report;
-        }
-        let hostile: Vec<Vec<u8>> = hostile_payloads(&valid, opts.hostile, &mut rng)
-            .into_iter()
-            .map(|(_, m)| m)
-            .collect();
-        crate::csharp::check::<P>(program, &valid, &hostile, opts.seed, &mut report);
+    if opts.csharp.is_some() && report.fatal.is_none() {
+        verify_csharp::<P>(opts, &mut report);
     }
     report
+}
+
+/// The check of the schema's C# codec against the crate (`crate::csharp`), with the proof
+/// program [`Options::csharp`] names: arbitrary valid messages of the crate (another draw than
+/// [`verify`]'s), hostile datagrams made from them, and values the C# makes itself. Adds to
+/// `report`; no tshark.
+pub fn verify_csharp<P: ArbitraryProtocol + wiregen_runtime::SerdeProtocol>(
+    opts: &Options,
+    report: &mut Report,
+) {
+    let Some(program) = &opts.csharp else {
+        report.errors.push("C#: no proof program named".into());
+        return;
+    };
+    if report.coverage.types.is_empty() {
+        report.coverage = opts.coverage.clone();
+        report.unreachable = opts.unreachable.clone();
+    }
+    let mut rng = Rng(opts.seed ^ 0xc5);
+    let mut scratch = Report {
+        coverage: opts.coverage.clone(),
+        unreachable: opts.unreachable.clone(),
+        ..Report::default()
+    };
+    let valid = valid_messages::<P>(opts.messages, &mut rng, &mut scratch);
+    if valid.is_empty() {
+        report.errors.push("C#: no valid message to compare".into());
+        return;
+    }
+    let hostile: Vec<Vec<u8>> = hostile_payloads(&valid, opts.hostile, &mut rng)
+        .into_iter()
+        .map(|(_, m)| m)
+        .collect();
+    crate::csharp::check::<P>(program, &valid, &hostile, opts.seed, report);
 }
 
 /// Runs the whole check for protocol `P` (see the module documentation).

@@ -33,7 +33,7 @@ mod tshark;
 
 pub use compare::{compare, expected, hex, Expected, ExpectedField};
 pub use coverage::{coverage_list, CaseValues, Coverage, TypeFields};
-pub use differential::{verify, verify_all};
+pub use differential::{verify, verify_all, verify_csharp};
 pub use pcap::{
     write_pcap, write_tcp_packets, write_tcp_pcap, Datagram, Segment, TcpPacket, HEADERS,
 };

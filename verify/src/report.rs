@@ -136,6 +136,17 @@ impl Report {
             && self.csharp_unreached().is_empty()
     }
 
+    /// Whether the C# check alone ([`crate::verify_csharp`]) found everything agreeing, on
+    /// messages of both directions, every type and case reached.
+    pub fn csharp_ok(&self) -> bool {
+        self.fatal.is_none()
+            && self.disagreements.is_empty()
+            && self.errors.is_empty()
+            && self.csharp_compared > 0
+            && self.csharp_made > 0
+            && self.csharp_unreached().is_empty()
+    }
+
     /// The types and cases the C# check did not reach (when it ran), but those declared
     /// unreachable.
     pub fn csharp_unreached(&self) -> Vec<&str> {
