@@ -538,6 +538,10 @@ namespace Wiregen.Protocols.GameProtocol
             var body = Body;
             byte variant = (byte)WireFit.Count(body.WireTag, 1UL, "variant");
             w.Bits(WireFit.Unsigned((ulong)variant, 1UL, "variant"), 1, false);
+            if (!body.Accepts(body.WireTag))
+            {
+                throw new EncodeException("body", "the variant is not the case of its tag, " + body.WireTag);
+            }
             try
             {
                 body.Write(w);
@@ -813,6 +817,10 @@ namespace Wiregen.Protocols.GameProtocol
             var body = Body;
             byte variant = (byte)WireFit.Count(body.WireTag, 1UL, "variant");
             w.Bits(WireFit.Unsigned((ulong)variant, 1UL, "variant"), 1, false);
+            if (!body.Accepts(body.WireTag))
+            {
+                throw new EncodeException("body", "the variant is not the case of its tag, " + body.WireTag);
+            }
             try
             {
                 body.Write(w);
@@ -1277,6 +1285,10 @@ namespace Wiregen.Protocols.GameProtocol
             var body = Body;
             byte variant = (byte)WireFit.Count(body.WireTag, 3UL, "variant");
             w.Bits(WireFit.Unsigned((ulong)variant, 3UL, "variant"), 2, false);
+            if (!body.Accepts(body.WireTag))
+            {
+                throw new EncodeException("body", "the variant is not the case of its tag, " + body.WireTag);
+            }
             try
             {
                 body.Write(w);
@@ -1965,6 +1977,10 @@ namespace Wiregen.Protocols.GameProtocol
             var body = Body;
             byte variant = (byte)WireFit.Count(body.WireTag, 3UL, "variant");
             w.Bits(WireFit.Unsigned((ulong)variant, 3UL, "variant"), 2, false);
+            if (!body.Accepts(body.WireTag))
+            {
+                throw new EncodeException("body", "the variant is not the case of its tag, " + body.WireTag);
+            }
             try
             {
                 body.Write(w);
@@ -2343,6 +2359,10 @@ namespace Wiregen.Protocols.GameProtocol
             var body = Body;
             byte variant = (byte)WireFit.Count(body.WireTag, 1UL, "variant");
             w.Bits(WireFit.Unsigned((ulong)variant, 1UL, "variant"), 1, false);
+            if (!body.Accepts(body.WireTag))
+            {
+                throw new EncodeException("body", "the variant is not the case of its tag, " + body.WireTag);
+            }
             try
             {
                 body.Write(w);
@@ -2605,6 +2625,10 @@ namespace Wiregen.Protocols.GameProtocol
             var body = Body;
             byte variant = (byte)WireFit.Count(body.WireTag, 1UL, "variant");
             w.Bits(WireFit.Unsigned((ulong)variant, 1UL, "variant"), 1, false);
+            if (!body.Accepts(body.WireTag))
+            {
+                throw new EncodeException("body", "the variant is not the case of its tag, " + body.WireTag);
+            }
             try
             {
                 body.Write(w);
@@ -2784,6 +2808,10 @@ namespace Wiregen.Protocols.GameProtocol
             var body = Body;
             byte variant = (byte)WireFit.Count(body.WireTag, 3UL, "variant");
             w.Bits(WireFit.Unsigned((ulong)variant, 3UL, "variant"), 2, false);
+            if (!body.Accepts(body.WireTag))
+            {
+                throw new EncodeException("body", "the variant is not the case of its tag, " + body.WireTag);
+            }
             try
             {
                 body.Write(w);

@@ -338,6 +338,10 @@ namespace Wiregen.Protocols.Riptide20
             var body = Body;
             HeaderKind header = (HeaderKind)WireFit.Count(body.WireTag, 255UL, "header");
             w.U8((byte)header);
+            if (!body.Accepts(body.WireTag))
+            {
+                throw new EncodeException("body", "the variant is not the case of its tag, " + body.WireTag);
+            }
             try
             {
                 body.Write(w);

@@ -357,6 +357,10 @@ namespace Wiregen.Protocols.Riptide21
             var body = Body;
             HeaderKind header = (HeaderKind)WireFit.Count(body.WireTag, 15UL, "header");
             w.Bits(WireFit.Unsigned((ulong)HeaderKindNames.Known(header, "header"), 15UL, "header"), 4, false);
+            if (!body.Accepts(body.WireTag))
+            {
+                throw new EncodeException("body", "the variant is not the case of its tag, " + body.WireTag);
+            }
             try
             {
                 body.Write(w);

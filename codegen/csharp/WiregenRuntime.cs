@@ -309,6 +309,23 @@ namespace Wiregen
             pos = (pos + 7) & ~7L;
         }
 
+        /// <summary><paramref name="n"/> bools packed 8 a byte, the lowest bit first.</summary>
+        public List<bool> PackedBools(int n, string field)
+        {
+            var bytes = Bytes((n + 7) / 8, field);
+            var list = new List<bool>(n);
+            for (int i = 0; i < n; i++)
+                list.Add(((bytes.Array[bytes.Offset + i / 8] >> (i % 8)) & 1) != 0);
+            return list;
+        }
+
+        /// <summary>The checksum of the message's bytes [from, to) with the checksum's own
+        /// <paramref name="zeroLen"/> bytes at <paramref name="zeroAt"/> read as zeros (byte offsets).</summary>
+        public ulong Checksum(IWireChecksum algo, int from, int to, int zeroAt, int zeroLen)
+        {
+            return algo.Compute(buf, start + from, start + to, start + zeroAt, zeroLen);
+        }
+
         // Bit streams.
 
         /// <summary>An unsigned value of <paramref name="n"/> bits (0..64) of a bit stream whose
@@ -591,6 +608,27 @@ namespace Wiregen
             pos = (pos + 7) & ~7L;
         }
 
+        /// <summary>Bools packed 8 a byte, the lowest bit first.</summary>
+        public void PackedBools(List<bool> bools)
+        {
+            for (int k = 0; k < (bools.Count + 7) / 8; k++)
+            {
+                int b = 0;
+                for (int i = 8 * k; i < Math.Min(8 * k + 8, bools.Count); i++)
+                {
+                    if (bools[i]) b |= 1 << (i % 8);
+                }
+                U8((byte)b);
+            }
+        }
+
+        /// <summary>The checksum of the bytes written [from, to), the checksum's own bytes at
+        /// <paramref name="zeroAt"/> read as zeros.</summary>
+        public ulong Checksum(IWireChecksum algo, int from, int to, int zeroAt, int zeroLen)
+        {
+            return algo.Compute(buf, from, to, zeroAt, zeroLen);
+        }
+
         /// <summary>The byte offset of the next byte written.</summary>
         public int Position { get { return (int)(pos >> 3); } }
 
@@ -601,6 +639,130 @@ namespace Wiregen
             {
                 int shift = big ? 8 * (n - 1 - k) : 8 * k;
                 buf[at + k] = (byte)(v >> shift);
+            }
+        }
+    }
+
+    /// <summary>A checksum over bytes [from, to) of a buffer, the <paramref name="zeroLen"/>
+    /// bytes at <paramref name="zeroAt"/> (the checksum's own) read as zeros.</summary>
+    public interface IWireChecksum
+    {
+        ulong Compute(byte[] buf, int from, int to, int zeroAt, int zeroLen);
+    }
+
+    /// <summary>A CRC in the Rocksoft model (width up to 64 bits), table-driven.</summary>
+    public sealed class WireCrc : IWireChecksum
+    {
+        readonly int width;
+        readonly ulong init, xorout, mask;
+        readonly bool refin, refout;
+        readonly ulong[] table = new ulong[256];
+
+        public WireCrc(int width, ulong poly, ulong init, bool refin, bool refout, ulong xorout)
+        {
+            this.width = width;
+            this.refin = refin;
+            this.refout = refout;
+            this.xorout = xorout;
+            mask = width == 64 ? ulong.MaxValue : (1UL << width) - 1;
+            if (refin)
+            {
+                ulong rpoly = Reflect(poly, width);
+                for (uint i = 0; i < 256; i++)
+                {
+                    ulong c = i;
+                    for (int k = 0; k < 8; k++) c = (c & 1) != 0 ? (c >> 1) ^ rpoly : c >> 1;
+                    table[i] = c;
+                }
+                this.init = Reflect(init, width);
+            }
+            else
+            {
+                // Left-aligned in 64 bits: any width, the top bit implied.
+                ulong lpoly = poly << (64 - width);
+                for (uint i = 0; i < 256; i++)
+                {
+                    ulong c = (ulong)i << 56;
+                    for (int k = 0; k < 8; k++) c = (c & (1UL << 63)) != 0 ? (c << 1) ^ lpoly : c << 1;
+                    table[i] = c;
+                }
+                this.init = init << (64 - width);
+            }
+        }
+
+        static ulong Reflect(ulong v, int bits)
+        {
+            ulong r = 0;
+            for (int i = 0; i < bits; i++)
+            {
+                r = (r << 1) | (v & 1);
+                v >>= 1;
+            }
+            return r;
+        }
+
+        public ulong Compute(byte[] buf, int from, int to, int zeroAt, int zeroLen)
+        {
+            ulong reg = init;
+            for (int i = from; i < to; i++)
+            {
+                byte b = i >= zeroAt && i < zeroAt + zeroLen ? (byte)0 : buf[i];
+                if (refin) reg = (reg >> 8) ^ table[(reg ^ b) & 0xFF];
+                else reg = (reg << 8) ^ table[(reg >> 56) ^ b];
+            }
+            if (!refin) reg >>= 64 - width;
+            if (refin != refout) reg = Reflect(reg, width);
+            return (reg ^ xorout) & mask;
+        }
+    }
+
+    /// <summary>The checksums that are not CRCs: sums, XOR, the Internet checksum, Adler-32, Fletcher.</summary>
+    public sealed class WireSum : IWireChecksum
+    {
+        public enum Kind { Sum, Xor8, Internet, Adler32, Fletcher16, Fletcher32 }
+
+        readonly Kind kind;
+        readonly int width;
+
+        public WireSum(Kind kind, int width)
+        {
+            this.kind = kind;
+            this.width = width;
+        }
+
+        // Byte i of the range: 0 past its end (a last odd byte's pair) and in the zeroed bytes.
+        static ulong At(byte[] buf, int from, int n, int zeroAt, int zeroLen, int i)
+        {
+            int k = from + i;
+            return i >= n || (k >= zeroAt && k < zeroAt + zeroLen) ? 0UL : buf[k];
+        }
+
+        public ulong Compute(byte[] buf, int from, int to, int zeroAt, int zeroLen)
+        {
+            ulong a = 0, b = 0;
+            int n = to - from;
+            switch (kind)
+            {
+                case Kind.Sum:
+                    for (int i = 0; i < n; i++) a += At(buf, from, n, zeroAt, zeroLen, i);
+                    return width >= 64 ? a : a & ((1UL << width) - 1);
+                case Kind.Xor8:
+                    for (int i = 0; i < n; i++) a ^= At(buf, from, n, zeroAt, zeroLen, i);
+                    return a;
+                case Kind.Internet:
+                    for (int i = 0; i < n; i += 2) a += (At(buf, from, n, zeroAt, zeroLen, i) << 8) | At(buf, from, n, zeroAt, zeroLen, i + 1);
+                    while ((a >> 16) != 0) a = (a & 0xFFFF) + (a >> 16);
+                    return ~a & 0xFFFF;
+                case Kind.Adler32:
+                    a = 1;
+                    for (int i = 0; i < n; i++) { a = (a + At(buf, from, n, zeroAt, zeroLen, i)) % 65521; b = (b + a) % 65521; }
+                    return (b << 16) | a;
+                case Kind.Fletcher16:
+                    for (int i = 0; i < n; i++) { a = (a + At(buf, from, n, zeroAt, zeroLen, i)) % 255; b = (b + a) % 255; }
+                    return (b << 8) | a;
+                default:
+                    for (int i = 0; i < n; i += 2) { a = (a + (At(buf, from, n, zeroAt, zeroLen, i) | (At(buf, from, n, zeroAt, zeroLen, i + 1) << 8))) % 65535; b = (b + a) % 65535; }
+                    return (b << 16) | a;
             }
         }
     }
@@ -643,6 +805,14 @@ namespace Wiregen
             long lo = -(1L << (bits - 1)), hi = (1L << (bits - 1)) - 1;
             if (v < lo || v > hi) throw new EncodeException(field, v + " does not fit in " + bits + " bits");
             return v;
+        }
+
+        /// <summary>The x whose <c>mul * x + add</c> is <paramref name="size"/>, refused when none is.</summary>
+        public static long Solve(long size, long mul, long add, string field)
+        {
+            if (mul == 0 || (size - add) % mul != 0)
+                throw new EncodeException(field, "no value gives a size of " + size);
+            return (size - add) / mul;
         }
 
         public static int Count(long v, ulong max, string field)

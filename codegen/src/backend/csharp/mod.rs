@@ -236,6 +236,48 @@ pub(crate) fn doc(c: &mut Code, text: &Option<String>) {
     c.line("/// </summary>");
 }
 
+/// The checksums of a struct: (checksum field, its algorithm, from field, to field).
+pub(crate) fn checksums(s: &Struct) -> Vec<(usize, Checksum)> {
+    s.fields
+        .iter()
+        .enumerate()
+        .filter_map(|(fi, f)| match f.role {
+            Role::Checksum(c) => Some((fi, c)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether field `fi` starts (`from`) or ends (`to`) a checksum's range: its coders keep where.
+pub(crate) fn range_ends(s: &Struct, fi: usize) -> (bool, bool) {
+    let cs = checksums(s);
+    (
+        cs.iter().any(|(_, c)| c.from == Some(fi)),
+        cs.iter().any(|(_, c)| c.to == Some(fi)),
+    )
+}
+
+/// The checksum object of an algorithm (a static of the class that uses it).
+pub(crate) fn checksum_new(a: ChecksumAlgo) -> String {
+    match a {
+        ChecksumAlgo::Crc(c) => format!(
+            "new WireCrc({}, 0x{:X}UL, 0x{:X}UL, {}, {}, 0x{:X}UL)",
+            c.width, c.poly, c.init, c.refin, c.refout, c.xorout
+        ),
+        ChecksumAlgo::Sum(w) => format!("new WireSum(WireSum.Kind.Sum, {w})"),
+        ChecksumAlgo::Xor8 => "new WireSum(WireSum.Kind.Xor8, 8)".into(),
+        ChecksumAlgo::Internet => "new WireSum(WireSum.Kind.Internet, 16)".into(),
+        ChecksumAlgo::Adler32 => "new WireSum(WireSum.Kind.Adler32, 32)".into(),
+        ChecksumAlgo::Fletcher16 => "new WireSum(WireSum.Kind.Fletcher16, 16)".into(),
+        ChecksumAlgo::Fletcher32 => "new WireSum(WireSum.Kind.Fletcher32, 32)".into(),
+    }
+}
+
+/// The name of a checksum field's static algorithm in its class (`ChecksumAlgo`).
+pub(crate) fn checksum_static(field: &str) -> String {
+    format!("{}Algo", field.to_upper_camel_case())
+}
+
 /// A string literal.
 pub(crate) fn lit(s: &str) -> String {
     let mut out = String::from("\"");

@@ -136,6 +136,13 @@ impl<'p> Types<'p> {
         doc(c, &s.doc);
         c.line(&format!("public sealed class {name}"));
         c.open();
+        for (fi, sum) in checksums(s) {
+            c.line(&format!(
+                "static readonly IWireChecksum {} = {};",
+                checksum_static(&s.fields[fi].name),
+                checksum_new(sum.algo)
+            ));
+        }
         for (fi, f) in s.value_fields() {
             doc(c, &f.doc);
             let t = self.field_type(sid, fi, f)?;

@@ -119,10 +119,10 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
     out
 }
 
-/// What the C# codec does not generate yet (one code, L0118: each says what): checksums,
-/// compression, conversation state, enclosing fields and the direction in expressions, values
-/// the encoder implies, bit groups, padding, packed bools, named enum ranges, length prefixes of
-/// encoded values, and tags the encoder cannot take from the variant.
+/// What the C# codec does not generate yet (one code, L0118: each says what): checksums in bit
+/// streams, compression, conversation state, enclosing fields and the direction in expressions,
+/// bit groups, padding, named enum ranges, length prefixes of encoded values, and tags the
+/// encoder cannot take from the variant.
 fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
     let mut seen = std::collections::HashSet::new();
     for (sid, s) in p.structs.iter().enumerate() {
@@ -144,8 +144,8 @@ fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
                 e.any(|x| matches!(x, Expr::Item(..) | Expr::Enclosing(_) | Expr::FromClient))
             };
             let exprs = field_exprs(f);
-            if matches!(f.role, Role::Checksum(_)) {
-                say("checksum", "a checksum");
+            if matches!(f.role, Role::Checksum(_)) && s.layout.is_bits() {
+                say("checksum", "a checksum in a bit stream");
             } else if f.compression.is_some() {
                 say("compression", "a compressed value");
             } else if !f.select.is_empty() || exprs.iter().any(|e| exotic(e)) {
@@ -153,14 +153,10 @@ fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
                     "type",
                     "conversation state, an enclosing field or the direction",
                 );
-            } else if !f.implied.is_empty() {
-                say("type", "a value the encoder implies (set_when, a flag bit)");
             } else if f.group.is_some() {
                 say("type", "a bit group");
             } else if f.padding.any() || (fi == 0 && s.padding.any()) {
                 say("type", "padding or alignment");
-            } else if f.packed {
-                say("type", "a packed bool array");
             } else if matches!(f.ty, Ty::Enum(id) if !p.enums[id].ranges.is_empty()) {
                 say("type", "an enum with named ranges");
             } else if matches!(
