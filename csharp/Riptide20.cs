@@ -319,10 +319,10 @@ namespace Wiregen.Protocols.Riptide20
                 }
                 default:
                 {
-                    var other13 = new MessageBody.Other();
-                    other13.Header = (HeaderKind)tag1;
-                    other13.Value = r.Bytes(r.Remaining, "body");
-                    body = other13;
+                    var case13 = new MessageBody.Other();
+                    case13.Header = (HeaderKind)tag1;
+                    case13.Value = r.Bytes(r.Remaining, "body");
+                    body = case13;
                     break;
                 }
             }
@@ -1626,13 +1626,13 @@ namespace Wiregen.Protocols.Riptide20
                 }
                 default:
                 {
-                    var other3 = new DisconnectForm.Server();
+                    var case3 = new DisconnectForm.Server();
                     try
                     {
-                        other3.Value = global::Wiregen.Protocols.Riptide20.ServerDisconnect.Read(r);
+                        case3.Value = global::Wiregen.Protocols.Riptide20.ServerDisconnect.Read(r);
                     }
                     catch (DecodeException e) { throw e.Within("form"); }
-                    form = other3;
+                    form = case3;
                     break;
                 }
             }

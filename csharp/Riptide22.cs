@@ -1656,13 +1656,13 @@ namespace Wiregen.Protocols.Riptide22
                 }
                 default:
                 {
-                    var other3 = new DisconnectForm.Server();
+                    var case3 = new DisconnectForm.Server();
                     try
                     {
-                        other3.Value = global::Wiregen.Protocols.Riptide22.ServerDisconnect.Read(r);
+                        case3.Value = global::Wiregen.Protocols.Riptide22.ServerDisconnect.Read(r);
                     }
                     catch (DecodeException e) { throw e.Within("form"); }
-                    form = other3;
+                    form = case3;
                     break;
                 }
             }

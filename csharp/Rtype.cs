@@ -232,10 +232,10 @@ namespace Wiregen.Protocols.Rtype
             long tag2 = (long)command;
             if ((((ulong)flags & 0x2UL) != 0))
             {
-                var other3 = new PacketPayload.Other();
-                other3.Command = (Command)tag2;
-                other3.Value = r.Bytes(r.Remaining, "payload");
-                payload = other3;
+                var case3 = new PacketPayload.Other();
+                case3.Command = (Command)tag2;
+                case3.Value = r.Bytes(r.Remaining, "payload");
+                payload = case3;
             }
             else
             {
@@ -304,10 +304,10 @@ namespace Wiregen.Protocols.Rtype
                     }
                     default:
                     {
-                        var other10 = new PacketPayload.Other();
-                        other10.Command = (Command)tag2;
-                        other10.Value = r.Bytes(r.Remaining, "payload");
-                        payload = other10;
+                        var case10 = new PacketPayload.Other();
+                        case10.Command = (Command)tag2;
+                        case10.Value = r.Bytes(r.Remaining, "payload");
+                        payload = case10;
                         break;
                     }
                 }

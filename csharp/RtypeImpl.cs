@@ -387,10 +387,10 @@ namespace Wiregen.Protocols.RtypeImpl
             long tag2 = (long)command;
             if ((((ulong)flags & 0x2UL) != 0))
             {
-                var other3 = new PacketPayload.Other();
-                other3.Command = (Command)tag2;
-                other3.Value = r.Bytes(r.Remaining, "payload");
-                payload = other3;
+                var case3 = new PacketPayload.Other();
+                case3.Command = (Command)tag2;
+                case3.Value = r.Bytes(r.Remaining, "payload");
+                payload = case3;
             }
             else
             {
@@ -548,10 +548,10 @@ namespace Wiregen.Protocols.RtypeImpl
                     }
                     default:
                     {
-                        var other19 = new PacketPayload.Other();
-                        other19.Command = (Command)tag2;
-                        other19.Value = r.Bytes(r.Remaining, "payload");
-                        payload = other19;
+                        var case19 = new PacketPayload.Other();
+                        case19.Command = (Command)tag2;
+                        case19.Value = r.Bytes(r.Remaining, "payload");
+                        payload = case19;
                         break;
                     }
                 }
@@ -2144,10 +2144,10 @@ namespace Wiregen.Protocols.RtypeImpl
                 }
                 default:
                 {
-                    var other15 = new SetComponentData.Other();
-                    other15.ComponentType = (ComponentType)tag2;
-                    other15.Value = r.Bytes(r.Remaining, "data");
-                    data = other15;
+                    var case15 = new SetComponentData.Other();
+                    case15.ComponentType = (ComponentType)tag2;
+                    case15.Value = r.Bytes(r.Remaining, "data");
+                    data = case15;
                     break;
                 }
             }

@@ -22,19 +22,23 @@ namespace Wiregen
         public long BitOffset { get; }
         /// <summary>Why it does not decode.</summary>
         public string Reason { get; }
+        /// <summary>The value is typed by a list an earlier message announces, and it is not
+        /// known: decoded in its conversation (with its <c>ConversationState</c>), it may decode.</summary>
+        public bool NeedsState { get; }
 
-        public DecodeException(string field, long bitOffset, string reason)
+        public DecodeException(string field, long bitOffset, string reason, bool needsState = false)
             : base(Describe(field, bitOffset, reason))
         {
             Field = field;
             BitOffset = bitOffset;
             Reason = reason;
+            NeedsState = needsState;
         }
 
         /// <summary>The same error, its field inside <paramref name="outer"/>.</summary>
         public DecodeException Within(string outer)
         {
-            return new DecodeException(Field.Length == 0 ? outer : outer + "." + Field, BitOffset, Reason);
+            return new DecodeException(Field.Length == 0 ? outer : outer + "." + Field, BitOffset, Reason, NeedsState);
         }
 
         static string Describe(string field, long bit, string reason)
@@ -77,6 +81,45 @@ namespace Wiregen
         }
     }
 
+    /// <summary>Lists announced by earlier messages of a conversation, by key, one map per
+    /// state table of the schema. A table holds at most <c>MaxKeys</c> keys: past it the key
+    /// announced first is forgotten and counted in <c>Evicted</c>, so a peer announcing ever new
+    /// keys cannot make it grow without bound.</summary>
+    public sealed class WireState
+    {
+        readonly List<Dictionary<ulong, ulong[]>> tables = new List<Dictionary<ulong, ulong[]>>();
+        readonly List<Queue<ulong>> order = new List<Queue<ulong>>();
+
+        /// <summary>Keys a table holds at most.</summary>
+        public int MaxKeys = 65536;
+        /// <summary>Keys forgotten to stay within <c>MaxKeys</c>, in all tables.</summary>
+        public long Evicted;
+
+        /// <summary>The list table <paramref name="t"/> holds under <paramref name="key"/>, or null.</summary>
+        public ulong[] Get(int t, ulong key)
+        {
+            ulong[] list;
+            return t < tables.Count && tables[t].TryGetValue(key, out list) ? list : null;
+        }
+
+        /// <summary>Remembers <paramref name="list"/> for <paramref name="key"/>.</summary>
+        public void Set(int t, ulong key, ulong[] list)
+        {
+            while (tables.Count <= t)
+            {
+                tables.Add(new Dictionary<ulong, ulong[]>());
+                order.Add(new Queue<ulong>());
+            }
+            bool known = tables[t].ContainsKey(key);
+            tables[t][key] = list;
+            if (known) return;
+            order[t].Enqueue(key);
+            if (tables[t].Count <= Math.Max(MaxKeys, 1)) return;
+            tables[t].Remove(order[t].Dequeue());
+            Evicted++;
+        }
+    }
+
     /// <summary>Reads a message: whole bytes, and bit streams of either bit order, with a
     /// scope whose end <c>Limit</c> narrows. Every read checks its bytes are there.</summary>
     public sealed class WireReader
@@ -109,6 +152,37 @@ namespace Wiregen
         public long BitsLeft { get { return end - pos; } }
         /// <summary>The message's size in bytes.</summary>
         public int MessageLength { get { return length; } }
+
+        /// <summary>The lists earlier messages announced (null: none known).</summary>
+        public WireState State;
+        ulong[][] selected = new ulong[0][];
+
+        /// <summary>Selects table <paramref name="t"/>'s list of <paramref name="key"/> for the
+        /// values read next; returns the list it replaces (for <c>Restore</c>).</summary>
+        public ulong[] Select(int t, ulong key, string field)
+        {
+            ulong[] list = State == null ? null : State.Get(t, key);
+            if (list == null)
+                throw new DecodeException(field, pos, "no list announced for key " + key + " (its announcement was not seen)", true);
+            if (selected.Length <= t) Array.Resize(ref selected, t + 1);
+            ulong[] previous = selected[t];
+            selected[t] = list;
+            return previous;
+        }
+
+        public void Restore(int t, ulong[] previous)
+        {
+            if (t < selected.Length) selected[t] = previous;
+        }
+
+        /// <summary>Item <paramref name="i"/> of table <paramref name="t"/>'s selected list.</summary>
+        public ulong Item(int t, long i, string field)
+        {
+            ulong[] list = t < selected.Length ? selected[t] : null;
+            if (list == null) throw new DecodeException(field, pos, "no list announced for key 0 (its announcement was not seen)", true);
+            if (i < 0 || i >= list.Length) throw new DecodeException(field, pos, "index " + i + " is not in the list");
+            return list[i];
+        }
 
         public DecodeException Error(string field, long bitAt, string reason)
         {

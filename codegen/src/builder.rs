@@ -319,6 +319,48 @@ impl Builder {
         })
     }
 
+    /// The outputs of one protocol (its crate or module, dissector, C# codec, documents), and
+    /// what its backends cannot generate.
+    fn protocol_outputs(
+        &self,
+        p: &Protocol,
+        rust_out: &Path,
+        runtime: &rust::RuntimeDep,
+    ) -> (Vec<Output>, Diagnostics) {
+        let rust = |l: &crate::lower::Lowered| {
+            if self.crates {
+                let dir = rust_out.join(&p.name);
+                rust::generate(p, l, &dir.display().to_string(), runtime)
+            } else {
+                let path = rust_out.join(format!("{}.rs", p.name));
+                let contents = rust::generate_module(p, l, self.options)?;
+                Ok(vec![Output {
+                    path: path.display().to_string(),
+                    contents,
+                }])
+            }
+        };
+        let lua = self
+            .lua_out
+            .as_ref()
+            .map(|dir| dir.join(format!("{}.lua", p.name)).display().to_string());
+        let doc = self.doc_out.as_ref().map(|dir| dir.display().to_string());
+        let csharp = self.csharp_out.as_ref().map(|dir| {
+            dir.join(backend::csharp::file_name(p))
+                .display()
+                .to_string()
+        });
+        pipeline::generate(
+            p,
+            &rust,
+            pipeline::Paths {
+                lua: lua.as_deref(),
+                csharp: csharp.as_deref(),
+                doc: doc.as_deref(),
+            },
+        )
+    }
+
     /// Every file this configuration generates (paths as they will be written), every schema
     /// file read, and what could not be generated; nothing is written. Schema errors are an
     /// error; a backend's limit only stops that backend's output.
@@ -352,38 +394,7 @@ impl Builder {
             None => rust::RuntimeDep::Published,
         };
         for p in &protocols {
-            let rust = |l: &crate::lower::Lowered| {
-                if self.crates {
-                    let dir = rust_out.join(&p.name);
-                    rust::generate(p, l, &dir.display().to_string(), &runtime)
-                } else {
-                    let path = rust_out.join(format!("{}.rs", p.name));
-                    let contents = rust::generate_module(p, l, self.options)?;
-                    Ok(vec![Output {
-                        path: path.display().to_string(),
-                        contents,
-                    }])
-                }
-            };
-            let lua = self
-                .lua_out
-                .as_ref()
-                .map(|dir| dir.join(format!("{}.lua", p.name)).display().to_string());
-            let doc = self.doc_out.as_ref().map(|dir| dir.display().to_string());
-            let csharp = self.csharp_out.as_ref().map(|dir| {
-                dir.join(backend::csharp::file_name(p))
-                    .display()
-                    .to_string()
-            });
-            let (o, problems) = pipeline::generate(
-                p,
-                &rust,
-                pipeline::Paths {
-                    lua: lua.as_deref(),
-                    csharp: csharp.as_deref(),
-                    doc: doc.as_deref(),
-                },
-            );
+            let (o, problems) = self.protocol_outputs(p, &rust_out, &runtime);
             if o.iter().any(|f| f.path.ends_with("Cargo.toml")) {
                 crates.push(p);
             }

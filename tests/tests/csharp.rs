@@ -105,6 +105,14 @@ fn rtype_impl_in_csharp_agrees_with_its_crate() {
 }
 
 #[test]
+fn dnp_in_csharp_agrees_with_its_crate() {
+    // Link Updates typed by the Link State their conversation announced: checked in
+    // conversations, with the C#'s ConversationState.
+    let report = agrees::<dnp::Protocol>("schema/dnp.yaml", 0xc504);
+    assert!(report.csharp_in_conversations > 50, "{report}");
+}
+
+#[test]
 fn riptide_2_0_in_csharp_agrees_with_its_crate() {
     agrees::<riptide_2_0::Protocol>("schema/riptide-2.0.yaml", 0xc502);
 }

@@ -26,6 +26,8 @@ pub enum Answer {
     Error(String),
     /// Any other exception.
     Crash(String),
+    /// A conversation started (`new`).
+    New,
 }
 
 /// Runs `cmd` with `input` on its standard input; its output lines, once it ends, or an error
@@ -75,7 +77,17 @@ pub fn run(
     lines: &[Vec<u8>],
     timeout: std::time::Duration,
 ) -> Result<Vec<Answer>, String> {
-    let input: String = lines.iter().map(|l| hex(l) + "\n").collect();
+    run_lines(program, lines.iter().map(|l| hex(l)).collect(), timeout)
+}
+
+/// Runs the C# proof program over input lines (hex, or `new` to start a conversation), one
+/// answer each.
+fn run_lines(
+    program: &[String],
+    lines: Vec<String>,
+    timeout: std::time::Duration,
+) -> Result<Vec<Answer>, String> {
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let answers = output_lines(program, input, timeout)?;
     if answers.len() != lines.len() {
         return Err(format!(
@@ -104,6 +116,7 @@ fn parse(line: &str) -> Result<Answer, String> {
         }
         "error" => Answer::Error(parts.next().unwrap_or_default().to_string()),
         "crash" => Answer::Crash(parts.next().unwrap_or_default().to_string()),
+        "new" => Answer::New,
         _ => return Err(format!("not an answer: {line}")),
     })
 }
@@ -216,6 +229,7 @@ fn made(program: &[String], n: usize, seed: u64, report: &mut Report) -> Vec<Mad
                 _ => report.errors.push(format!("C#: not a value line: {line}")),
             },
             ["refused", ..] => report.csharp_refused += 1,
+            ["needs-state", ..] => report.csharp_needs_state += 1,
             ["self", ty, hex, why] => report.disagreements.push(format!(
                 "C# encodes a {ty} as {hex} and cannot decode it: {why}"
             )),
@@ -290,6 +304,88 @@ fn check_made<P: SerdeProtocol>(made: &[Made], report: &mut Report) {
     report.disagreements.extend(problems);
 }
 
+/// A datagram as the crate's conversation decoded it, as JSON ([`SerdeProtocol::serialize_datagram`]).
+struct DatagramJson<'d, 'a, P: SerdeProtocol>(&'d P::Datagram<'a>);
+
+impl<P: SerdeProtocol> serde::Serialize for DatagramJson<'_, '_, P> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        P::serialize_datagram(self.0, s)
+    }
+}
+
+/// Conversations whose messages need the lists the earlier ones announced: each decoded by
+/// the C# with its `ConversationState` (`new` between them) and by the crate with its
+/// conversation, values compared and encoded back to the same bytes.
+fn check_conversations<P: SerdeProtocol>(
+    program: &[String],
+    conversations: &[crate::stateful::Stateful],
+    report: &mut Report,
+) {
+    let mut lines = Vec::new();
+    let mut messages = Vec::new();
+    let mut expected = Vec::new();
+    for c in conversations {
+        // `new`: the messages after it share one ConversationState.
+        lines.push("new".to_string());
+        messages.push(Vec::new());
+        expected.push(None);
+        let mut conv = P::Conversation::default();
+        let mut notes_conv = P::Conversation::default();
+        for m in &c.datagrams {
+            let want = P::decode_datagram(&mut conv, c.from_client, m)
+                .ok()
+                .and_then(|d| serde_json::to_value(DatagramJson::<P>(&d)).ok());
+            let notes = P::datagram_notes_in(&mut notes_conv, c.from_client, m).1;
+            report.csharp_seen.see(&notes, &report.coverage);
+            lines.push(hex(m));
+            messages.push(m.clone());
+            expected.push(want);
+        }
+    }
+    let timeout = std::time::Duration::from_secs(60 + lines.len() as u64 / 100);
+    let answers = match run_lines(program, lines, timeout) {
+        Ok(a) => a,
+        Err(e) => {
+            report.errors.push(format!("C#: {e}"));
+            return;
+        }
+    };
+    for ((m, want), got) in messages.iter().zip(&expected).zip(&answers) {
+        let Some(want) = want else { continue };
+        report.csharp_in_conversations += 1;
+        compare_answer(m, want, got, report);
+    }
+}
+
+/// One message the crate decoded to `want`, as the C# answered it.
+fn compare_answer(m: &[u8], want: &serde_json::Value, got: &Answer, report: &mut Report) {
+    let problem = match got {
+        Answer::Ok(json, _) if !same(json, want) => Some(format!(
+            "C# decodes {} as {json}, the crate as {want}",
+            hex(m)
+        )),
+        Answer::Ok(_, again) if *again != hex(m) => Some(format!(
+            "C# decodes {} and encodes it back as {again}",
+            hex(m)
+        )),
+        Answer::Ok(..) => None,
+        Answer::EncodeError(_, why) => Some(format!(
+            "C# decodes {} but refuses to encode it back: {why}",
+            hex(m)
+        )),
+        Answer::Error(why) => Some(format!(
+            "C# does not decode {}, which the crate encoded: {why}",
+            hex(m)
+        )),
+        Answer::Crash(why) => Some(format!("C# crashes decoding {}: {why}", hex(m))),
+        Answer::New => Some(format!("C# answered `new` for {}", hex(m))),
+    };
+    match problem {
+        Some(p) => report.disagreements.push(p),
+        None => report.csharp_agreed += 1,
+    }
+}
+
 /// The whole C# check of protocol `P`: `valid` messages (encoded by the crate) compared value
 /// by value and re-encoded byte for byte, `hostile` datagrams raising only `DecodeException`;
 /// then values the C# made of every type the decoders read directly, checked by the crate.
@@ -297,6 +393,7 @@ fn check_made<P: SerdeProtocol>(made: &[Made], report: &mut Report) {
 pub fn check<P: SerdeProtocol>(
     program: &[String],
     valid: &[(bool, Vec<u8>)],
+    conversations: &[crate::stateful::Stateful],
     hostile: &[Vec<u8>],
     seed: u64,
     report: &mut Report,
@@ -326,31 +423,9 @@ pub fn check<P: SerdeProtocol>(
             continue;
         };
         report.csharp_compared += 1;
-        let problem = match got {
-            Answer::Ok(json, _) if !same(json, want) => Some(format!(
-                "C# decodes {} as {json}, the crate as {want}",
-                hex(m)
-            )),
-            Answer::Ok(_, again) if *again != hex(m) => Some(format!(
-                "C# decodes {} and encodes it back as {again}",
-                hex(m)
-            )),
-            Answer::Ok(..) => None,
-            Answer::EncodeError(_, why) => Some(format!(
-                "C# decodes {} but refuses to encode it back: {why}",
-                hex(m)
-            )),
-            Answer::Error(why) => Some(format!(
-                "C# does not decode {}, which the crate encoded: {why}",
-                hex(m)
-            )),
-            Answer::Crash(why) => Some(format!("C# crashes decoding {}: {why}", hex(m))),
-        };
-        match problem {
-            Some(p) => report.disagreements.push(p),
-            None => report.csharp_agreed += 1,
-        }
+        compare_answer(m, want, got, report);
     }
+    check_conversations::<P>(program, conversations, report);
     if report.csharp_compared == 0 {
         report
             .errors

@@ -55,7 +55,9 @@ pub fn verify_csharp<P: ArbitraryProtocol + wiregen_runtime::SerdeProtocol>(
         .into_iter()
         .map(|(_, m)| m)
         .collect();
-    crate::csharp::check::<P>(program, &valid, &hostile, opts.seed, report);
+    let conversations =
+        crate::stateful::arbitrary_stateful::<P>(opts.messages / 10, &mut rng, &mut scratch);
+    crate::csharp::check::<P>(program, &valid, &conversations, &hostile, opts.seed, report);
 }
 
 /// Runs the whole check for protocol `P` (see the module documentation).

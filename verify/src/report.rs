@@ -121,6 +121,12 @@ pub struct Report {
     pub csharp_made_agreed: usize,
     /// Values the C# made that its encoder refused (a value the schema does not allow).
     pub csharp_refused: usize,
+    /// Values the C# made whose decoding needs lists an earlier message announces (checked in
+    /// conversations instead).
+    pub csharp_needs_state: usize,
+    /// The crate's messages decoded by the C# in conversations (after those announcing the lists
+    /// they need).
+    pub csharp_in_conversations: usize,
     /// What the messages of both directions of the C# check held.
     pub csharp_seen: Seen,
 }
@@ -251,12 +257,14 @@ impl fmt::Display for Report {
         if self.csharp_compared > 0 || self.csharp_hostile > 0 {
             writeln!(
                 f,
-                "{p}: C#: {} of {} of the crate's messages decoded to the crate's values and encoded back to the same bytes; {} of {} values the C# made decoded by the crate to the same values and bytes ({} refused by the C# encoder); {} hostile datagrams raised nothing but DecodeException",
+                "{p}: C#: {} of {} of the crate's messages ({} of them in conversations, after the lists they need) decoded to the crate's values and encoded back to the same bytes; {} of {} values the C# made decoded by the crate to the same values and bytes ({} refused by the C# encoder, {} needing lists: checked in conversations); {} hostile datagrams raised nothing but DecodeException",
                 self.csharp_agreed,
-                self.csharp_compared,
+                self.csharp_compared + self.csharp_in_conversations,
+                self.csharp_in_conversations,
                 self.csharp_made_agreed,
                 self.csharp_made,
                 self.csharp_refused,
+                self.csharp_needs_state,
                 self.csharp_hostile
             )?;
             if !self.coverage.types.is_empty() {

@@ -314,6 +314,7 @@ codes! {
     L0116 => "values typed by conversation state in a bit stream",
     L0117 => "'…': …, past the 2^53 a Lua number holds exactly",
     L0118 => "'…': … (what the C# codec does not generate yet)",
+    L0119 => "'…': a list announced deeper than a case of the root (the C# codec records lists from those only)",
     W0001 => "nothing reads a type: the root does not hold it, nor does any type the outputs decode",
     W0002 => "a switch case its tag field's 'valid' never allows",
 }

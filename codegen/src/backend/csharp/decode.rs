@@ -2,7 +2,7 @@
 //! step, then the value built from the locals the user sees.
 
 use super::expr::Exprs;
-use super::types::{variant, Types};
+use super::types::{case_test, variant, Types};
 use super::*;
 use crate::lower::{bit_read, byte_read, BitNumber, ByteNumber, LenRead, ValueRead};
 use std::cell::Cell;
@@ -11,6 +11,15 @@ pub(crate) struct Decoder<'p> {
     i: Input<'p>,
     /// Numbers the temporaries of one method.
     temps: Cell<usize>,
+}
+
+/// A switch being read: where, its cases, the local holding its tag, the local it is read into.
+#[derive(Clone, Copy)]
+struct Switch<'a> {
+    at: At<'a>,
+    u: &'a Union,
+    tag: &'a str,
+    target: &'a str,
 }
 
 /// Where a value is read: its struct, its field, its name in errors.
@@ -35,8 +44,11 @@ impl<'p> Decoder<'p> {
         format!("{base}{n}")
     }
 
-    fn exprs(&self) -> Exprs<'p> {
-        Exprs { i: self.i }
+    fn exprs(&self) -> Exprs<'p, 'static> {
+        Exprs {
+            i: self.i,
+            field: "",
+        }
     }
 
     fn types(&self) -> Types<'p> {
@@ -142,7 +154,7 @@ impl<'p> Decoder<'p> {
                 if checks {
                     c.line(&format!("long {at_local} = r.BitPosition;"));
                 }
-                self.read_into(c, at, &f.ty, &loc)?;
+                self.selected(c, f, |c| self.read_into(c, at, &f.ty, &loc))?;
                 self.checks(c, f, &loc, &at_local);
             }
             Some(cond) => {
@@ -159,11 +171,36 @@ impl<'p> Decoder<'p> {
                 if checks {
                     c.line(&format!("long {at_local} = r.BitPosition;"));
                 }
-                self.read_into(c, at, &f.ty, &inner)?;
+                self.selected(c, f, |c| self.read_into(c, at, &f.ty, &inner))?;
                 self.checks(c, f, &inner, &at_local);
                 c.line(&format!("{loc} = {inner};"));
                 c.close();
             }
+        }
+        Ok(())
+    }
+
+    /// `read` with the lists of the field's `state` selected by their keys (values typed by
+    /// conversation state), the previous selection restored after it.
+    fn selected(
+        &self,
+        c: &mut Code,
+        f: &Field,
+        read: impl FnOnce(&mut Code) -> Result<(), Internal>,
+    ) -> Result<(), Internal> {
+        let mut saved = Vec::new();
+        for (t, key) in &f.select {
+            let s = self.temp("list");
+            c.line(&format!(
+                "ulong[] {s} = r.Select({t}, (ulong){}, {});",
+                self.exprs().expr(key),
+                lit(&f.name)
+            ));
+            saved.push((t, s));
+        }
+        read(c)?;
+        for (t, s) in saved.into_iter().rev() {
+            c.line(&format!("r.Restore({t}, {s});"));
         }
         Ok(())
     }
@@ -541,8 +578,6 @@ impl<'p> Decoder<'p> {
     }
 
     fn switch(&self, c: &mut Code, at: At, u: &Union, target: &str) -> Result<(), Internal> {
-        let p = self.i.p;
-        let name = type_name(&p.union_name(at.sid, at.fi));
         let nm = lit(at.nm);
         let n = match &u.len {
             Len::Natural => None,
@@ -554,54 +589,45 @@ impl<'p> Decoder<'p> {
             c.line(&format!("long {saved} = r.Limit({n}, {nm});"));
         }
         let tag = self.temp("tag");
-        let on = self.exprs().expr(&u.on);
-        let on = if self.exprs().is_bool(&u.on) {
+        let exprs = Exprs {
+            i: self.i,
+            field: at.nm,
+        };
+        let on = exprs.expr(&u.on);
+        let on = if exprs.is_bool(&u.on) {
             format!("({on} ? 1L : 0L)")
         } else {
             on
         };
         c.line(&format!("long {tag} = {on};"));
-        let tag_field = self.types().tag_field(at.sid, at.fi);
-        let set_tag = |c: &mut Code, v: &str| -> Result<(), Internal> {
-            if let Some((ti, tf)) = tag_field {
-                let t = self.types().ty(at.sid, ti, &tf.ty)?;
-                let value = match tf.ty {
-                    Ty::Bool => format!("{tag} != 0"),
-                    _ => format!("({t}){tag}"),
-                };
-                c.line(&format!("{v}.{} = {value};", member("", &tf.name)));
-            }
-            Ok(())
-        };
-        let default_body = |c: &mut Code| -> Result<(), Internal> {
-            match u.default {
-                Some(body) => {
-                    let v = self.temp("other");
-                    c.line(&format!(
-                        "var {v} = new {name}.{}();",
-                        variant(&u.default_variant)
-                    ));
-                    if tag_field.is_some() {
-                        set_tag(c, &v)?;
-                    }
-                    self.case_body(c, at, body, &v)?;
-                    c.line(&format!("{target} = {v};"));
-                }
-                None => c.line(&format!(
-                    "throw r.Error({nm}, r.BitPosition, \"no case for tag \" + {tag});"
-                )),
-            }
-            Ok(())
+        let sw = Switch {
+            at,
+            u,
+            tag: &tag,
+            target,
         };
         if let Some(unless) = &u.unless {
             c.line(&format!("if ({})", self.exprs().expr(unless)));
             c.open();
-            default_body(c)?;
+            self.default_case(c, sw)?;
             c.close();
             c.line("else");
             c.open();
+            self.cases(c, sw)?;
+            c.close();
+        } else {
+            self.cases(c, sw)?;
         }
-        // A switch statement over single values; a chain of tests when a case is a range.
+        if n.is_some() {
+            self.unlimit(c, at, &saved);
+        }
+        Ok(())
+    }
+
+    /// The cases: a switch statement over single values; a chain of tests when a case is a
+    /// range.
+    fn cases(&self, c: &mut Code, sw: Switch) -> Result<(), Internal> {
+        let Switch { u, tag, .. } = sw;
         let ranges = u
             .cases
             .iter()
@@ -613,18 +639,11 @@ impl<'p> Decoder<'p> {
         }
         for (ki, k) in u.cases.iter().enumerate() {
             if ranges {
-                let tests: Vec<String> = k
-                    .values
-                    .iter()
-                    .map(|v| match v {
-                        CaseValue::One(x) => format!("{tag} == {}L", *x as i64),
-                        CaseValue::Range(lo, hi) => {
-                            format!("({tag} >= {}L && {tag} <= {}L)", *lo as i64, *hi as i64)
-                        }
-                    })
-                    .collect();
                 let kw = if ki == 0 { "if" } else { "else if" };
-                c.line(&format!("{kw} ({})", tests.join(" || ")));
+                c.line(&format!(
+                    "{kw} ({})",
+                    case_test(&k.values).replace("tag", tag)
+                ));
             } else {
                 for v in &k.values {
                     if let CaseValue::One(x) = v {
@@ -633,13 +652,7 @@ impl<'p> Decoder<'p> {
                 }
             }
             c.open();
-            let v = self.temp("case");
-            c.line(&format!("var {v} = new {name}.{}();", variant(&k.variant)));
-            if k.single().is_none() {
-                set_tag(c, &v)?;
-            }
-            self.case_body(c, at, k.body, &v)?;
-            c.line(&format!("{target} = {v};"));
+            self.case(c, sw, &k.variant, k.body, k.single().is_none())?;
             if !ranges {
                 c.line("break;");
             }
@@ -648,24 +661,61 @@ impl<'p> Decoder<'p> {
         if ranges {
             c.line(if u.cases.is_empty() { "" } else { "else" });
             c.open();
-            default_body(c)?;
+            self.default_case(c, sw)?;
             c.close();
         } else {
             c.line("default:");
             c.open();
-            default_body(c)?;
+            self.default_case(c, sw)?;
             if u.default.is_some() {
                 c.line("break;");
             }
             c.close();
             c.close();
         }
-        if u.unless.is_some() {
-            c.close();
+        Ok(())
+    }
+
+    /// The variant of the tag no case names: the default's, or an error.
+    fn default_case(&self, c: &mut Code, sw: Switch) -> Result<(), Internal> {
+        match sw.u.default {
+            Some(body) => self.case(c, sw, &sw.u.default_variant, body, true),
+            None => {
+                c.line(&format!(
+                    "throw r.Error({}, r.BitPosition, \"no case for tag \" + {});",
+                    lit(sw.at.nm),
+                    sw.tag
+                ));
+                Ok(())
+            }
         }
-        if n.is_some() {
-            self.unlimit(c, at, &saved);
+    }
+
+    /// One variant read into the switch's target, with its tag when it carries it.
+    fn case(
+        &self,
+        c: &mut Code,
+        sw: Switch,
+        name: &str,
+        body: CaseBody,
+        carries: bool,
+    ) -> Result<(), Internal> {
+        let Switch {
+            at, tag, target, ..
+        } = sw;
+        let class = type_name(&self.i.p.union_name(at.sid, at.fi));
+        let v = self.temp("case");
+        c.line(&format!("var {v} = new {class}.{}();", variant(name)));
+        if let (true, Some((ti, tf))) = (carries, self.types().tag_field(at.sid, at.fi)) {
+            let t = self.types().ty(at.sid, ti, &tf.ty)?;
+            let value = match tf.ty {
+                Ty::Bool => format!("{tag} != 0"),
+                _ => format!("({t}){tag}"),
+            };
+            c.line(&format!("{v}.{} = {value};", member("", &tf.name)));
         }
+        self.case_body(c, at, body, &v)?;
+        c.line(&format!("{target} = {v};"));
         Ok(())
     }
 

@@ -20,8 +20,11 @@ impl<'p> Encoder<'p> {
         Types { i: self.i }
     }
 
-    fn exprs(&self) -> Exprs<'p> {
-        Exprs { i: self.i }
+    fn exprs(&self) -> Exprs<'p, 'static> {
+        Exprs {
+            i: self.i,
+            field: "",
+        }
     }
 
     fn msb(&self, sid: StructId) -> &'static str {
@@ -125,53 +128,10 @@ impl<'p> Encoder<'p> {
                 _ => c.line(&format!("{t} {x} = 0;")),
             },
             Role::Derived(d) => {
-                let v = match *d {
-                    Derive::LengthOf(ti, lin) => {
-                        let target = &s.fields[ti];
-                        match plan.write.size {
-                            Some(SizeWrite::Patched) => "0L".to_string(),
-                            _ => solve(&self.size_of(target, ti, sid)?, lin, &nm),
-                        }
-                    }
-                    Derive::CountOf(ti, lin) => {
-                        let tx = local(&s.fields[ti].name);
-                        let count = if s.fields[ti].condition.is_some() {
-                            format!("({tx} == null ? 0L : (long){tx}.Count)")
-                        } else {
-                            format!("(long){tx}.Count")
-                        };
-                        solve(&count, lin, &nm)
-                    }
-                    Derive::TagOf(ui) => {
-                        let ux = local(&s.fields[ui].name);
-                        format!("{ux}.WireTag")
-                    }
-                    Derive::PresenceOf(oi) | Derive::AbsenceOf(oi) => {
-                        let o = &s.fields[oi];
-                        let ox = local(&o.name);
-                        let present = if is_value_type(&o.ty) {
-                            format!("{ox}.HasValue")
-                        } else {
-                            format!("{ox} != null")
-                        };
-                        let holds = match d {
-                            Derive::PresenceOf(_) => present,
-                            _ => format!("!({present})"),
-                        };
-                        if matches!(f.ty, Ty::Bool) {
-                            holds
-                        } else {
-                            format!("({holds} ? 1L : 0L)")
-                        }
-                    }
-                };
-                let v = match f.ty {
-                    Ty::Bool => v,
-                    _ => format!("({t})WireFit.Count({v}, {}UL, {nm})", max_of(p, &f.ty)),
-                };
                 // A length patched in later has no value yet (as in the crate, only its target's
                 // length reads it, which the encoder does not evaluate).
                 if plan.write.size != Some(SizeWrite::Patched) {
+                    let v = self.derived(sid, f, *d)?;
                     c.line(&format!("{t} {x} = {v};"));
                 }
             }
@@ -264,6 +224,51 @@ impl<'p> Encoder<'p> {
             c.close();
         }
         Ok(())
+    }
+
+    /// The value of derived field `f`: a length, a count, a tag, a presence bit.
+    fn derived(&self, sid: StructId, f: &Field, d: Derive) -> Result<String, Internal> {
+        let p = self.i.p;
+        let s = &p.structs[sid];
+        let nm = lit(&f.name);
+        let t = self.types().ty(sid, 0, &f.ty)?;
+        let has = |o: &Field| {
+            let ox = local(&o.name);
+            if is_value_type(&o.ty) {
+                format!("{ox}.HasValue")
+            } else {
+                format!("{ox} != null")
+            }
+        };
+        let v = match d {
+            Derive::LengthOf(ti, lin) => solve(&self.size_of(&s.fields[ti], ti, sid)?, lin, &nm),
+            Derive::CountOf(ti, lin) => {
+                let tx = local(&s.fields[ti].name);
+                let count = if s.fields[ti].condition.is_some() {
+                    format!("({tx} == null ? 0L : (long){tx}.Count)")
+                } else {
+                    format!("(long){tx}.Count")
+                };
+                solve(&count, lin, &nm)
+            }
+            Derive::TagOf(ui) => format!("{}.WireTag", local(&s.fields[ui].name)),
+            Derive::PresenceOf(oi) | Derive::AbsenceOf(oi) => {
+                let present = has(&s.fields[oi]);
+                let holds = match d {
+                    Derive::PresenceOf(_) => present,
+                    _ => format!("!({present})"),
+                };
+                if matches!(f.ty, Ty::Bool) {
+                    holds
+                } else {
+                    format!("({holds} ? 1L : 0L)")
+                }
+            }
+        };
+        Ok(match f.ty {
+            Ty::Bool => v,
+            _ => format!("({t})WireFit.Count({v}, {}UL, {nm})", max_of(p, &f.ty)),
+        })
     }
 
     /// What the encoder forces on a field the user sets, applied to its local in order: a flag
@@ -469,7 +474,7 @@ impl<'p> Encoder<'p> {
         // (none when the position gives it: known only to the decoder).
         let on = if self.types().tag_field(sid, fi).is_some() {
             format!("{x}.WireTag")
-        } else if u.on.reads_position() {
+        } else if u.on.reads_position() || u.on.reads_state() {
             return;
         } else if self.exprs().is_bool(&u.on) {
             format!("({} ? 1L : 0L)", self.exprs().expr(&u.on))

@@ -5,11 +5,14 @@ use super::*;
 use crate::expr::BinOp;
 
 #[derive(Clone, Copy)]
-pub(crate) struct Exprs<'p> {
+pub(crate) struct Exprs<'p, 'f> {
     pub(crate) i: Input<'p>,
+    /// The field whose value is being read (a switch's, whose tag may be a list's item): what
+    /// an item's errors name.
+    pub(crate) field: &'f str,
 }
 
-impl<'p> Exprs<'p> {
+impl Exprs<'_, '_> {
     /// Whether `e` is a condition (else an integer).
     pub(crate) fn is_bool(&self, e: &Expr) -> bool {
         match e {
@@ -94,8 +97,10 @@ impl<'p> Exprs<'p> {
                     BinOp::Rem => format!("WireOps.Rem({a}, {b})"),
                 }
             }
+            // (Validation keeps list items to switch tags, which only decoders evaluate.)
+            Expr::Item(t, i) => format!("(long)r.Item({t}, {}, {})", self.expr(i), lit(self.field)),
             // Refused for C# by validate/checks/limits.rs.
-            Expr::Item(..) | Expr::Enclosing(_) | Expr::FromClient => "0L".into(),
+            Expr::Enclosing(_) | Expr::FromClient => "0L".into(),
         }
     }
 

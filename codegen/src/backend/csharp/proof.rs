@@ -89,6 +89,8 @@ class ArbitraryBase
 pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
     let ns = namespace(p);
     let root = type_name(&p.root().name);
+    // Conversations keep the lists their messages announce (`new` starts one).
+    let stateful = !p.state.is_empty() && l.state_readers[p.root];
     let mut c = Code::default();
     c.raw(&header(Comment::Slashes, Source::Schema(&p.source)));
     c.line("// The proof program of the C# codec (wiregen verify): not part of the codec.");
@@ -123,19 +125,33 @@ pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
     c.line("string line;");
     c.line("while ((line = Console.In.ReadLine()) != null)");
     c.open();
+    if stateful {
+        // `new` starts a conversation: the messages after it are decoded with its lists.
+        c.line("if (line == \"new\") { state = new ConversationState(); output.WriteLine(\"new\"); continue; }");
+    }
     c.line("output.WriteLine(Answer(line));");
     c.close();
     c.line("output.Flush();");
     c.line("return 0;");
     c.close();
     c.gap();
+    if stateful {
+        c.line("static ConversationState state;");
+        c.gap();
+    }
     c.line("static string Answer(string line)");
     c.open();
     c.line("try");
     c.open();
-    c.line(&format!(
-        "var value = global::{ns}.{root}.Decode(FromHex(line));"
-    ));
+    if stateful {
+        c.line("var bytes = FromHex(line);");
+        c.line(&format!("var value = state == null ? global::{ns}.{root}.Decode(bytes) : global::{ns}.{root}.Decode(bytes, 0, bytes.Length, state);"));
+        c.line("if (state != null) state.Record(value);");
+    } else {
+        c.line(&format!(
+            "var value = global::{ns}.{root}.Decode(FromHex(line));"
+        ));
+    }
     c.line("var json = value.ToString();");
     c.line("try");
     c.open();
@@ -156,6 +172,32 @@ pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
     c.close();
     c.close();
     c.gap();
+    made_method(&mut c);
+    c.gap();
+    c.line("static string OneLine(string s)");
+    c.open();
+    c.line("return s.Replace('\\n', ' ').Replace('\\t', ' ');");
+    c.close();
+    c.gap();
+    c.line("static byte[] FromHex(string s)");
+    c.open();
+    c.line("var b = new byte[s.Length / 2];");
+    c.line("for (int i = 0; i < b.Length; i++) b[i] = Convert.ToByte(s.Substring(2 * i, 2), 16);");
+    c.line("return b;");
+    c.close();
+    c.gap();
+    c.line("static string ToHex(byte[] b)");
+    c.open();
+    c.line("var sb = new StringBuilder(2 * b.Length);");
+    c.line("foreach (var x in b) sb.Append(x.ToString(\"x2\"));");
+    c.line("return sb.ToString();");
+    c.close();
+    c.close();
+    Ok(c.finish())
+}
+
+/// `Made`: a value made at random, encoded, and decoded back by the C# (a line for the crate).
+fn made_method(c: &mut Code) {
     c.line("/// <summary>A value made at random, encoded, and decoded back: `made\\tType\\tjson\\thex`,");
     c.line(
         "/// or why not (`refused`, `self` when the C# cannot decode its own encoding).</summary>",
@@ -183,30 +225,14 @@ pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
     c.open();
     c.line("return \"made\\t\" + type + \"\\t\" + decode(bytes) + \"\\t\" + ToHex(bytes);");
     c.close();
+    c.line("catch (DecodeException e) when (e.NeedsState)");
+    c.open();
+    c.line("return \"needs-state\\t\" + type;");
+    c.close();
     c.line("catch (DecodeException e)");
     c.open();
     c.line("return \"self\\t\" + type + \"\\t\" + ToHex(bytes) + \"\\t\" + OneLine(e.Message);");
     c.close();
     c.close();
     c.gap();
-    c.line("static string OneLine(string s)");
-    c.open();
-    c.line("return s.Replace('\\n', ' ').Replace('\\t', ' ');");
-    c.close();
-    c.gap();
-    c.line("static byte[] FromHex(string s)");
-    c.open();
-    c.line("var b = new byte[s.Length / 2];");
-    c.line("for (int i = 0; i < b.Length; i++) b[i] = Convert.ToByte(s.Substring(2 * i, 2), 16);");
-    c.line("return b;");
-    c.close();
-    c.gap();
-    c.line("static string ToHex(byte[] b)");
-    c.open();
-    c.line("var sb = new StringBuilder(2 * b.Length);");
-    c.line("foreach (var x in b) sb.Append(x.ToString(\"x2\"));");
-    c.line("return sb.ToString();");
-    c.close();
-    c.close();
-    Ok(c.finish())
 }

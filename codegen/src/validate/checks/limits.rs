@@ -116,6 +116,7 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
     }
     wide_number_limits(r, p, &mut out);
     csharp_limits(r, p, &mut out);
+    csharp_record_limits(r, p, &mut out);
     out
 }
 
@@ -140,18 +141,16 @@ fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
                     ));
                 }
             };
-            let exotic = |e: &Expr| {
-                e.any(|x| matches!(x, Expr::Item(..) | Expr::Enclosing(_) | Expr::FromClient))
-            };
+            let exotic = |e: &Expr| e.any(|x| matches!(x, Expr::Enclosing(_) | Expr::FromClient));
             let exprs = field_exprs(f);
             if matches!(f.role, Role::Checksum(_)) && s.layout.is_bits() {
                 say("checksum", "a checksum in a bit stream");
             } else if f.compression.is_some() {
                 say("compression", "a compressed value");
-            } else if !f.select.is_empty() || exprs.iter().any(|e| exotic(e)) {
+            } else if exprs.iter().any(|e| exotic(e)) {
                 say(
                     "type",
-                    "conversation state, an enclosing field or the direction",
+                    "an enclosing field or the direction in an expression",
                 );
             } else if f.group.is_some() {
                 say("type", "a bit group");
@@ -179,6 +178,32 @@ fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
                         "a length of an encoded value that is not an integer",
                     );
                 }
+            }
+        }
+    }
+}
+
+/// Lists the C# state records from the root itself or a struct a root switch holds: others
+/// (deeper in a message) are a limit of the C# codec.
+fn csharp_record_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
+    for (t, table) in p.state.iter().enumerate() {
+        for (k, rec) in table.records.iter().enumerate() {
+            let direct = rec.in_struct == p.root
+                || p.root().fields.iter().any(|f| {
+                    matches!(&f.ty, Ty::Union(u) if u.cases.iter().any(|c| c.body == CaseBody::Struct(rec.in_struct)))
+                });
+            if rec.via.is_none() && !direct {
+                out.push(limit(
+                    r,
+                    Code::L0119,
+                    Backend::CSharp,
+                    &format!("protocol.state.{}.record.{k}", table.name),
+                    format!(
+                        "'{}': a list announced deeper than a case of the root (table {t})",
+                        p.structs[rec.in_struct].name
+                    ),
+                    "the Rust crate and the dissector are generated; the C# codec is not yet",
+                ));
             }
         }
     }
