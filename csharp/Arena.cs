@@ -31,7 +31,7 @@ namespace Wiregen.Protocols.Arena
     /// <summary>
     /// A player's new position.
     /// </summary>
-    public sealed class PlayerMove
+    public sealed partial class PlayerMove
     {
         public float X;
         public float Y;
@@ -131,7 +131,7 @@ namespace Wiregen.Protocols.Arena
     /// <summary>
     /// A chat line.
     /// </summary>
-    public sealed class Chat
+    public sealed partial class Chat
     {
         /// <summary>
         /// UTF-8.
@@ -223,7 +223,7 @@ namespace Wiregen.Protocols.Arena
     /// <summary>
     /// Entities appearing in the world.
     /// </summary>
-    public sealed class Spawn
+    public sealed partial class Spawn
     {
         public List<Entity> Entities;
 
@@ -328,7 +328,7 @@ namespace Wiregen.Protocols.Arena
         }
     }
 
-    public sealed class Entity
+    public sealed partial class Entity
     {
         /// <summary>
         /// VarULong.

@@ -303,7 +303,7 @@ namespace Wiregen.Protocols.Dnp
     /// <summary>
     /// One DNP datagram.
     /// </summary>
-    public sealed class Command
+    public sealed partial class Command
     {
         public CommandBody Body;
 
@@ -835,7 +835,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class ConnectionRequest
+    public sealed partial class ConnectionRequest
     {
         /// <summary>
         /// Supported protocols (only DNP1 exists).
@@ -935,7 +935,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class ConnectionAck
+    public sealed partial class ConnectionAck
     {
         public ConnectResult Result;
         /// <summary>
@@ -1041,7 +1041,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class UnreliableMessage
+    public sealed partial class UnreliableMessage
     {
         public ArraySegment<byte> Data;
 
@@ -1121,7 +1121,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class ReliableMessage
+    public sealed partial class ReliableMessage
     {
         /// <summary>
         /// Reliable number (one counter per direction, wraps with % 65535).
@@ -1215,7 +1215,7 @@ namespace Wiregen.Protocols.Dnp
     /// <summary>
     /// A link's state and its typed values.
     /// </summary>
-    public sealed class LinkState
+    public sealed partial class LinkState
     {
         public ushort Number;
         public ushort LinkId;
@@ -1362,7 +1362,7 @@ namespace Wiregen.Protocols.Dnp
     /// <summary>
     /// A type code and the value.
     /// </summary>
-    public sealed class TypedValue
+    public sealed partial class TypedValue
     {
         public TypedValueValue Value_;
 
@@ -2696,7 +2696,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class ReliableAck
+    public sealed partial class ReliableAck
     {
         public ushort Number;
         public AckResult Result;
@@ -2782,7 +2782,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class LinkId
+    public sealed partial class LinkId
     {
         public ushort LinkId_;
 
@@ -2863,7 +2863,7 @@ namespace Wiregen.Protocols.Dnp
     /// <summary>
     /// New values of some links, by index and without types (the links' Link States gave them).
     /// </summary>
-    public sealed class LinkUpdate
+    public sealed partial class LinkUpdate
     {
         public List<LinkUpdateLink> Links;
 
@@ -2978,7 +2978,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class LinkUpdateLink
+    public sealed partial class LinkUpdateLink
     {
         public ushort LinkId;
         /// <summary>
@@ -3109,7 +3109,7 @@ namespace Wiregen.Protocols.Dnp
     /// <summary>
     /// A value by its index in the link's list; the list gives its type.
     /// </summary>
-    public sealed class IndexedValue
+    public sealed partial class IndexedValue
     {
         public ushort Index;
         public TypedValueValue Value_;
@@ -3637,7 +3637,7 @@ namespace Wiregen.Protocols.Dnp
     /// <summary>
     /// The joined values chunks of a Long Link State.
     /// </summary>
-    public sealed class LinkValues
+    public sealed partial class LinkValues
     {
         public List<TypedValue> Values;
 
@@ -3742,7 +3742,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class LongReliableMessage
+    public sealed partial class LongReliableMessage
     {
         public ushort Number;
         public LongMessageFlags Flags;
@@ -3838,7 +3838,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class LongLinkState
+    public sealed partial class LongLinkState
     {
         public ushort Number;
         public ushort LinkId;
@@ -3960,7 +3960,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class SInt8Value
+    public sealed partial class SInt8Value
     {
         public sbyte Value_;
 
@@ -4038,7 +4038,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class UInt8Value
+    public sealed partial class UInt8Value
     {
         public byte Value_;
 
@@ -4116,7 +4116,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class SInt16Value
+    public sealed partial class SInt16Value
     {
         public short Value_;
 
@@ -4194,7 +4194,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class UInt16Value
+    public sealed partial class UInt16Value
     {
         public ushort Value_;
 
@@ -4272,7 +4272,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class SInt32Value
+    public sealed partial class SInt32Value
     {
         public int Value_;
 
@@ -4350,7 +4350,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class UInt32Value
+    public sealed partial class UInt32Value
     {
         public uint Value_;
 
@@ -4428,7 +4428,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class SInt64Value
+    public sealed partial class SInt64Value
     {
         public long Value_;
 
@@ -4506,7 +4506,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class UInt64Value
+    public sealed partial class UInt64Value
     {
         public ulong Value_;
 
@@ -4584,7 +4584,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Float16Value
+    public sealed partial class Float16Value
     {
         public float Value_;
 
@@ -4662,7 +4662,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Float32Value
+    public sealed partial class Float32Value
     {
         public float Value_;
 
@@ -4740,7 +4740,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Float64Value
+    public sealed partial class Float64Value
     {
         public double Value_;
 
@@ -4818,7 +4818,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class StringValue
+    public sealed partial class StringValue
     {
         public string Text;
 
@@ -4904,7 +4904,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class DataValue
+    public sealed partial class DataValue
     {
         public ArraySegment<byte> Data;
 
@@ -4989,7 +4989,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point2S8Value
+    public sealed partial class Point2S8Value
     {
         public sbyte X;
         public sbyte Y;
@@ -5075,7 +5075,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point2U8Value
+    public sealed partial class Point2U8Value
     {
         public byte X;
         public byte Y;
@@ -5161,7 +5161,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point2S16Value
+    public sealed partial class Point2S16Value
     {
         public short X;
         public short Y;
@@ -5247,7 +5247,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point2U16Value
+    public sealed partial class Point2U16Value
     {
         public ushort X;
         public ushort Y;
@@ -5333,7 +5333,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point2S32Value
+    public sealed partial class Point2S32Value
     {
         public int X;
         public int Y;
@@ -5419,7 +5419,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point2U32Value
+    public sealed partial class Point2U32Value
     {
         public uint X;
         public uint Y;
@@ -5505,7 +5505,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point2S64Value
+    public sealed partial class Point2S64Value
     {
         public long X;
         public long Y;
@@ -5591,7 +5591,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point2U64Value
+    public sealed partial class Point2U64Value
     {
         public ulong X;
         public ulong Y;
@@ -5677,7 +5677,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point3S8Value
+    public sealed partial class Point3S8Value
     {
         public sbyte X;
         public sbyte Y;
@@ -5771,7 +5771,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point3U8Value
+    public sealed partial class Point3U8Value
     {
         public byte X;
         public byte Y;
@@ -5865,7 +5865,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point3S16Value
+    public sealed partial class Point3S16Value
     {
         public short X;
         public short Y;
@@ -5959,7 +5959,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point3U16Value
+    public sealed partial class Point3U16Value
     {
         public ushort X;
         public ushort Y;
@@ -6053,7 +6053,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point3S32Value
+    public sealed partial class Point3S32Value
     {
         public int X;
         public int Y;
@@ -6147,7 +6147,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point3U32Value
+    public sealed partial class Point3U32Value
     {
         public uint X;
         public uint Y;
@@ -6241,7 +6241,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point3S64Value
+    public sealed partial class Point3S64Value
     {
         public long X;
         public long Y;
@@ -6335,7 +6335,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Point3U64Value
+    public sealed partial class Point3U64Value
     {
         public ulong X;
         public ulong Y;
@@ -6429,7 +6429,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Vector2F16Value
+    public sealed partial class Vector2F16Value
     {
         public float X;
         public float Y;
@@ -6515,7 +6515,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Vector2F32Value
+    public sealed partial class Vector2F32Value
     {
         public float X;
         public float Y;
@@ -6601,7 +6601,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Vector2F64Value
+    public sealed partial class Vector2F64Value
     {
         public double X;
         public double Y;
@@ -6687,7 +6687,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Vector3F16Value
+    public sealed partial class Vector3F16Value
     {
         public float X;
         public float Y;
@@ -6781,7 +6781,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Vector3F32Value
+    public sealed partial class Vector3F32Value
     {
         public float X;
         public float Y;
@@ -6875,7 +6875,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class Vector3F64Value
+    public sealed partial class Vector3F64Value
     {
         public double X;
         public double Y;
@@ -6969,7 +6969,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class QuaternionF16Value
+    public sealed partial class QuaternionF16Value
     {
         public float X;
         public float Y;
@@ -7071,7 +7071,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class QuaternionF32Value
+    public sealed partial class QuaternionF32Value
     {
         public float X;
         public float Y;
@@ -7173,7 +7173,7 @@ namespace Wiregen.Protocols.Dnp
         }
     }
 
-    public sealed class QuaternionF64Value
+    public sealed partial class QuaternionF64Value
     {
         public double X;
         public double Y;

@@ -9,7 +9,7 @@ namespace Wiregen.Protocols.Dungeon
     /// <summary>
     /// A character moves.
     /// </summary>
-    public sealed class Move
+    public sealed partial class Move
     {
         public ushort Character;
         public float X;
@@ -114,7 +114,7 @@ namespace Wiregen.Protocols.Dungeon
     /// <summary>
     /// A chat line.
     /// </summary>
-    public sealed class Say
+    public sealed partial class Say
     {
         /// <summary>
         /// u16 byte count, then UTF-8.
@@ -203,7 +203,7 @@ namespace Wiregen.Protocols.Dungeon
     /// <summary>
     /// A character's items.
     /// </summary>
-    public sealed class Inventory
+    public sealed partial class Inventory
     {
         public ushort Character;
         public List<Item> Items;
@@ -313,7 +313,7 @@ namespace Wiregen.Protocols.Dungeon
         }
     }
 
-    public sealed class Item
+    public sealed partial class Item
     {
         public uint ItemId;
         public ushort Count;

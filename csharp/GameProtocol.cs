@@ -79,7 +79,7 @@ namespace Wiregen.Protocols.GameProtocol
     /// <summary>
     /// The client's first datagram.
     /// </summary>
-    public sealed class Init
+    public sealed partial class Init
     {
         /// <summary>
         /// Chosen at random by the client.
@@ -163,7 +163,7 @@ namespace Wiregen.Protocols.GameProtocol
     /// <summary>
     /// The server's first datagram.
     /// </summary>
-    public sealed class Challenge
+    public sealed partial class Challenge
     {
         /// <summary>
         /// Chosen at random by the server.
@@ -247,7 +247,7 @@ namespace Wiregen.Protocols.GameProtocol
     /// <summary>
     /// The client's second datagram.
     /// </summary>
-    public sealed class ChallengeResponse
+    public sealed partial class ChallengeResponse
     {
         /// <summary>
         /// salt XOR pepper.
@@ -331,7 +331,7 @@ namespace Wiregen.Protocols.GameProtocol
     /// <summary>
     /// Every datagram after the handshake: a header and a chunk (none for ACK and close).
     /// </summary>
-    public sealed class Packet
+    public sealed partial class Packet
     {
         public PacketFlags Flags;
         /// <summary>
@@ -447,7 +447,7 @@ namespace Wiregen.Protocols.GameProtocol
     /// <summary>
     /// A message from the server (the reassembled payload of a sequence sent from port 8999).
     /// </summary>
-    public sealed class ServerMessage
+    public sealed partial class ServerMessage
     {
         public ServerMessageBody Body;
 
@@ -629,7 +629,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Event
+    public sealed partial class Event
     {
         /// <summary>
         /// Tick of the event.
@@ -726,7 +726,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class EventKind
+    public sealed partial class EventKind
     {
         public EventKindBody Body;
 
@@ -908,7 +908,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class GameOver
+    public sealed partial class GameOver
     {
         /// <summary>
         /// 0: the client lost, 1: it won.
@@ -989,7 +989,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Snapshot
+    public sealed partial class Snapshot
     {
         public List<Entity> Entities;
 
@@ -1094,7 +1094,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Entity
+    public sealed partial class Entity
     {
         public uint Id;
         public EntityKind Kind;
@@ -1188,7 +1188,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class EntityKind
+    public sealed partial class EntityKind
     {
         public EntityKindBody Body;
 
@@ -1392,7 +1392,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Object
+    public sealed partial class Object
     {
         public Point Position;
         public ObjectKind Kind;
@@ -1526,7 +1526,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Player
+    public sealed partial class Player
     {
         public Point Position;
         public Direction Movement;
@@ -1692,7 +1692,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Point
+    public sealed partial class Point
     {
         public float X;
         public float Y;
@@ -1786,7 +1786,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Response
+    public sealed partial class Response
     {
         public uint Channel;
         public ResponseKind Kind;
@@ -1880,7 +1880,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class ResponseKind
+    public sealed partial class ResponseKind
     {
         public ResponseKindBody Body;
 
@@ -2084,7 +2084,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Error
+    public sealed partial class Error
     {
         public string Text;
 
@@ -2170,7 +2170,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Connect
+    public sealed partial class Connect
     {
         public uint Player;
         public Snapshot Snapshot;
@@ -2268,7 +2268,7 @@ namespace Wiregen.Protocols.GameProtocol
     /// A message from the client (1-bit tag, per the notes; the payload of a sequence sent to
     /// port 8999).
     /// </summary>
-    public sealed class ClientMessage
+    public sealed partial class ClientMessage
     {
         public ClientMessageBody Body;
 
@@ -2450,7 +2450,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Request
+    public sealed partial class Request
     {
         public uint Channel;
         public RequestKind Kind;
@@ -2544,7 +2544,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class RequestKind
+    public sealed partial class RequestKind
     {
         public RequestKindBody Body;
 
@@ -2706,7 +2706,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Action
+    public sealed partial class Action
     {
         public ActionBody Body;
 
@@ -2920,7 +2920,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Break
+    public sealed partial class Break
     {
         public uint? Entity;
 
@@ -3014,7 +3014,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Throw
+    public sealed partial class Throw
     {
         public Point Target;
 
@@ -3100,7 +3100,7 @@ namespace Wiregen.Protocols.GameProtocol
         }
     }
 
-    public sealed class Move
+    public sealed partial class Move
     {
         public Direction Direction;
 

@@ -6,7 +6,7 @@ using Wiregen;
 
 namespace Wiregen.Protocols.Lobby
 {
-    public sealed class Greeting
+    public sealed partial class Greeting
     {
         public string Text;
         public ushort Value_;
@@ -100,7 +100,7 @@ namespace Wiregen.Protocols.Lobby
         }
     }
 
-    public sealed class RoomList
+    public sealed partial class RoomList
     {
         public List<Room> Rooms;
         /// <summary>
@@ -226,7 +226,7 @@ namespace Wiregen.Protocols.Lobby
         }
     }
 
-    public sealed class Room
+    public sealed partial class Room
     {
         public uint RoomId;
         public byte Players;

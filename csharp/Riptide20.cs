@@ -141,7 +141,7 @@ namespace Wiregen.Protocols.Riptide20
     /// <summary>
     /// One Riptide 2.0 message.
     /// </summary>
-    public sealed class Message
+    public sealed partial class Message
     {
         /// <summary>
         /// The layout of this kind of message.
@@ -650,7 +650,7 @@ namespace Wiregen.Protocols.Riptide20
     /// <summary>
     /// An unreliable user message.
     /// </summary>
-    public sealed class UserMessage
+    public sealed partial class UserMessage
     {
         /// <summary>
         /// The application's message id.
@@ -747,7 +747,7 @@ namespace Wiregen.Protocols.Riptide20
     /// <summary>
     /// A reliable user message.
     /// </summary>
-    public sealed class ReliableUserMessage
+    public sealed partial class ReliableUserMessage
     {
         /// <summary>
         /// Reliable sequence number.
@@ -855,7 +855,7 @@ namespace Wiregen.Protocols.Riptide20
     /// <summary>
     /// Acknowledges the last received sequence id and the 16 before it.
     /// </summary>
-    public sealed class Ack
+    public sealed partial class Ack
     {
         public ushort LastReceivedSeq;
         /// <summary>
@@ -947,7 +947,7 @@ namespace Wiregen.Protocols.Riptide20
     /// <summary>
     /// An Ack for a sequence id other than the last received one.
     /// </summary>
-    public sealed class AckExtra
+    public sealed partial class AckExtra
     {
         public ushort LastReceivedSeq;
         /// <summary>
@@ -1050,7 +1050,7 @@ namespace Wiregen.Protocols.Riptide20
     /// <summary>
     /// A connection attempt; empty from the server, it means "pending".
     /// </summary>
-    public sealed class Connect
+    public sealed partial class Connect
     {
         /// <summary>
         /// Application connect data (may be empty).
@@ -1136,7 +1136,7 @@ namespace Wiregen.Protocols.Riptide20
     /// <summary>
     /// Connection rejected.
     /// </summary>
-    public sealed class Reject
+    public sealed partial class Reject
     {
         public RejectReason Reason;
         /// <summary>
@@ -1231,7 +1231,7 @@ namespace Wiregen.Protocols.Riptide20
     /// Keep-alive; the client's carries its round-trip time, the server's reply only the ping
     /// id.
     /// </summary>
-    public sealed class Heartbeat
+    public sealed partial class Heartbeat
     {
         public HeartbeatForm Form;
 
@@ -1398,7 +1398,7 @@ namespace Wiregen.Protocols.Riptide20
         }
     }
 
-    public sealed class ClientHeartbeat
+    public sealed partial class ClientHeartbeat
     {
         public byte PingId;
         /// <summary>
@@ -1487,7 +1487,7 @@ namespace Wiregen.Protocols.Riptide20
         }
     }
 
-    public sealed class ServerHeartbeat
+    public sealed partial class ServerHeartbeat
     {
         public byte PingId;
 
@@ -1568,7 +1568,7 @@ namespace Wiregen.Protocols.Riptide20
     /// <summary>
     /// From the client, the header byte alone; from the server, a reason.
     /// </summary>
-    public sealed class Disconnect
+    public sealed partial class Disconnect
     {
         public DisconnectForm Form;
 
@@ -1722,7 +1722,7 @@ namespace Wiregen.Protocols.Riptide20
         }
     }
 
-    public sealed class ServerDisconnect
+    public sealed partial class ServerDisconnect
     {
         public DisconnectReason Reason;
         /// <summary>
@@ -1816,7 +1816,7 @@ namespace Wiregen.Protocols.Riptide20
     /// <summary>
     /// Welcome, ClientConnected and ClientDisconnected.
     /// </summary>
-    public sealed class ClientId
+    public sealed partial class ClientId
     {
         /// <summary>
         /// Reliable sequence number.

@@ -164,7 +164,7 @@ namespace Wiregen.Protocols.Riptide21
     /// <summary>
     /// One Riptide 2.1 message.
     /// </summary>
-    public sealed class Message
+    public sealed partial class Message
     {
         /// <summary>
         /// The layout of this kind of message.
@@ -643,7 +643,7 @@ namespace Wiregen.Protocols.Riptide21
     /// <summary>
     /// An unreliable user message.
     /// </summary>
-    public sealed class UserMessage
+    public sealed partial class UserMessage
     {
         /// <summary>
         /// The application's message id (VarULong at bit 4).
@@ -738,7 +738,7 @@ namespace Wiregen.Protocols.Riptide21
     /// <summary>
     /// A reliable user message.
     /// </summary>
-    public sealed class ReliableUserMessage
+    public sealed partial class ReliableUserMessage
     {
         /// <summary>
         /// Reliable sequence number (bits 4-19).
@@ -844,7 +844,7 @@ namespace Wiregen.Protocols.Riptide21
     /// <summary>
     /// A notify message; no message id (the document wrongly adds one).
     /// </summary>
-    public sealed class Notify
+    public sealed partial class Notify
     {
         /// <summary>
         /// Bits 4-19.
@@ -961,7 +961,7 @@ namespace Wiregen.Protocols.Riptide21
     /// <summary>
     /// Always 53 bits in 2.1.x.
     /// </summary>
-    public sealed class Ack
+    public sealed partial class Ack
     {
         /// <summary>
         /// Bits 4-19.
@@ -1079,7 +1079,7 @@ namespace Wiregen.Protocols.Riptide21
     /// <summary>
     /// A connection attempt.
     /// </summary>
-    public sealed class Connect
+    public sealed partial class Connect
     {
         /// <summary>
         /// Application connect data.
@@ -1163,7 +1163,7 @@ namespace Wiregen.Protocols.Riptide21
     /// <summary>
     /// Connection rejected.
     /// </summary>
-    public sealed class Reject
+    public sealed partial class Reject
     {
         public RejectReason Reason;
         /// <summary>
@@ -1256,7 +1256,7 @@ namespace Wiregen.Protocols.Riptide21
     /// The client's carries its round-trip time (4 bytes); the server's reply only the ping id
     /// (2 bytes).
     /// </summary>
-    public sealed class Heartbeat
+    public sealed partial class Heartbeat
     {
         public HeartbeatForm Form;
 
@@ -1423,7 +1423,7 @@ namespace Wiregen.Protocols.Riptide21
         }
     }
 
-    public sealed class ClientHeartbeat
+    public sealed partial class ClientHeartbeat
     {
         public byte PingId;
         /// <summary>
@@ -1512,7 +1512,7 @@ namespace Wiregen.Protocols.Riptide21
         }
     }
 
-    public sealed class ServerHeartbeat
+    public sealed partial class ServerHeartbeat
     {
         public byte PingId;
 
@@ -1593,7 +1593,7 @@ namespace Wiregen.Protocols.Riptide21
     /// <summary>
     /// From the client, the header alone (1 byte); from the server, a reason.
     /// </summary>
-    public sealed class Disconnect
+    public sealed partial class Disconnect
     {
         public DisconnectForm Form;
 
@@ -1747,7 +1747,7 @@ namespace Wiregen.Protocols.Riptide21
         }
     }
 
-    public sealed class ServerDisconnect
+    public sealed partial class ServerDisconnect
     {
         public DisconnectReason Reason;
         /// <summary>
@@ -1839,7 +1839,7 @@ namespace Wiregen.Protocols.Riptide21
     /// <summary>
     /// Welcome, ClientConnected and ClientDisconnected.
     /// </summary>
-    public sealed class ClientId
+    public sealed partial class ClientId
     {
         /// <summary>
         /// Bits 4-19.

@@ -124,7 +124,7 @@ namespace Wiregen.Protocols.Rtype
     /// <summary>
     /// One RTP datagram.
     /// </summary>
-    public sealed class Packet
+    public sealed partial class Packet
     {
         static readonly IWireChecksum ChecksumAlgo = new WireCrc(16, 0x1021UL, 0xFFFFUL, false, false, 0x0UL);
         /// <summary>
@@ -574,7 +574,7 @@ namespace Wiregen.Protocols.Rtype
     /// <summary>
     /// Client login request.
     /// </summary>
-    public sealed class ReqLogin
+    public sealed partial class ReqLogin
     {
         /// <summary>
         /// The player's name.
@@ -693,7 +693,7 @@ namespace Wiregen.Protocols.Rtype
     /// <summary>
     /// Server answer to a login.
     /// </summary>
-    public sealed class ResLogin
+    public sealed partial class ResLogin
     {
         /// <summary>
         /// 1 when the login was accepted.
@@ -799,7 +799,7 @@ namespace Wiregen.Protocols.Rtype
     /// <summary>
     /// Client asks to join a room.
     /// </summary>
-    public sealed class ReqJoinRoom
+    public sealed partial class ReqJoinRoom
     {
         /// <summary>
         /// The room to join.
@@ -883,7 +883,7 @@ namespace Wiregen.Protocols.Rtype
     /// <summary>
     /// Client input state.
     /// </summary>
-    public sealed class CInput
+    public sealed partial class CInput
     {
         /// <summary>
         /// Buttons held.
@@ -967,7 +967,7 @@ namespace Wiregen.Protocols.Rtype
     /// <summary>
     /// World update.
     /// </summary>
-    public sealed class SEntityState
+    public sealed partial class SEntityState
     {
         /// <summary>
         /// Entity records, back to back to the end of the payload.
@@ -1074,7 +1074,7 @@ namespace Wiregen.Protocols.Rtype
     /// <summary>
     /// One entity's position.
     /// </summary>
-    public sealed class EntityState
+    public sealed partial class EntityState
     {
         /// <summary>
         /// Entity id.

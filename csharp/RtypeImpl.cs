@@ -279,7 +279,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// One RTP datagram.
     /// </summary>
-    public sealed class Packet
+    public sealed partial class Packet
     {
         static readonly IWireChecksum ChecksumAlgo = new WireCrc(16, 0x1021UL, 0xFFFFUL, false, false, 0x0UL);
         /// <summary>
@@ -997,7 +997,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// Client login request.
     /// </summary>
-    public sealed class ReqLogin
+    public sealed partial class ReqLogin
     {
         /// <summary>
         /// The player's name.
@@ -1116,7 +1116,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// Server answer to a login.
     /// </summary>
-    public sealed class ResLogin
+    public sealed partial class ResLogin
     {
         /// <summary>
         /// 1 when the login was accepted.
@@ -1222,7 +1222,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// Client asks to join a room.
     /// </summary>
-    public sealed class ReqJoinRoom
+    public sealed partial class ReqJoinRoom
     {
         /// <summary>
         /// The room to join.
@@ -1306,7 +1306,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// Client input state, stamped with the client's tick.
     /// </summary>
-    public sealed class CInput
+    public sealed partial class CInput
     {
         /// <summary>
         /// The client's simulation tick.
@@ -1401,7 +1401,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// World delta since the last update.
     /// </summary>
-    public sealed class SEntityState
+    public sealed partial class SEntityState
     {
         /// <summary>
         /// Server tick of this delta.
@@ -1520,7 +1520,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// One entity's position.
     /// </summary>
-    public sealed class EntityState
+    public sealed partial class EntityState
     {
         /// <summary>
         /// Entity id.
@@ -1637,7 +1637,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// Client leaves the game.
     /// </summary>
-    public sealed class ReqLogout
+    public sealed partial class ReqLogout
     {
         /// <summary>
         /// The player leaving.
@@ -1721,7 +1721,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// One change to the world.
     /// </summary>
-    public sealed class DeltaEntry
+    public sealed partial class DeltaEntry
     {
         public uint EntityId;
         /// <summary>
@@ -1961,7 +1961,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class SetComponent
+    public sealed partial class SetComponent
     {
         /// <summary>
         /// The component's value, by its type.
@@ -2488,7 +2488,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class RemoveComponent
+    public sealed partial class RemoveComponent
     {
         public ComponentType ComponentType;
 
@@ -2566,7 +2566,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class Controllable
+    public sealed partial class Controllable
     {
         public float Speed;
 
@@ -2644,7 +2644,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class Shooter
+    public sealed partial class Shooter
     {
         /// <summary>
         /// Seconds until the next shot.
@@ -2725,7 +2725,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class Health
+    public sealed partial class Health
     {
         public int Hp;
         public int MaxHp;
@@ -2819,7 +2819,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class Hitbox
+    public sealed partial class Hitbox
     {
         public float Width;
         public float Height;
@@ -2921,7 +2921,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class PlayerComponent
+    public sealed partial class PlayerComponent
     {
         public byte Id;
         public float ShootCooldown;
@@ -3007,7 +3007,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class Replicated
+    public sealed partial class Replicated
     {
         public uint Tag_;
         public ulong LastUpdateTick;
@@ -3093,7 +3093,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class MovementPattern
+    public sealed partial class MovementPattern
     {
         public PatternKind Kind;
         public float Speed;
@@ -3211,7 +3211,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class Stats
+    public sealed partial class Stats
     {
         public int Score;
         public int Dmg;
@@ -3329,7 +3329,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class Tag
+    public sealed partial class Tag
     {
         public ulong Id;
 
@@ -3410,7 +3410,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// Position, origin, rotation and scale (44 bytes).
     /// </summary>
-    public sealed class Transform
+    public sealed partial class Transform
     {
         public float X;
         public float Y;
@@ -3571,7 +3571,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// A lobby string, its length first (at most 64 bytes of UTF-8).
     /// </summary>
-    public sealed class LobbyString
+    public sealed partial class LobbyString
     {
         public string Text;
 
@@ -3665,7 +3665,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// The lobbies.
     /// </summary>
-    public sealed class ResLobbyList
+    public sealed partial class ResLobbyList
     {
         public List<LobbyInfo> Lobbies;
 
@@ -3775,7 +3775,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class LobbyInfo
+    public sealed partial class LobbyInfo
     {
         public uint LobbyId;
         public LobbyString Name;
@@ -3896,7 +3896,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class ReqCreateLobby
+    public sealed partial class ReqCreateLobby
     {
         public LobbyString Name;
         public byte MaxPlayers;
@@ -3990,7 +3990,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class ResCreateLobby
+    public sealed partial class ResCreateLobby
     {
         public byte Success;
         public uint LobbyId;
@@ -4109,7 +4109,7 @@ namespace Wiregen.Protocols.RtypeImpl
     /// <summary>
     /// One lobby (REQ_JOIN_LOBBY, REQ_LEAVE_LOBBY).
     /// </summary>
-    public sealed class LobbyRef
+    public sealed partial class LobbyRef
     {
         public uint LobbyId;
 
@@ -4187,7 +4187,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class ResJoinLobby
+    public sealed partial class ResJoinLobby
     {
         public byte Success;
         /// <summary>
@@ -4295,7 +4295,7 @@ namespace Wiregen.Protocols.RtypeImpl
         }
     }
 
-    public sealed class LobbyStateUpdate
+    public sealed partial class LobbyStateUpdate
     {
         public uint LobbyId;
         public byte CurrentPlayers;

@@ -142,6 +142,15 @@ namespace Wiregen
             end = 8L * count;
         }
 
+        /// <summary>A reader of the first <paramref name="bits"/> bits of the bytes (a bit string
+        /// that ends inside its last byte).</summary>
+        public WireReader(byte[] buffer, int offset, int count, long bits)
+            : this(buffer, offset, count)
+        {
+            if (bits < 0 || bits > 8L * count) throw new ArgumentOutOfRangeException("bits");
+            end = bits;
+        }
+
         /// <summary>The byte offset from the start of the message (of the byte holding the next bit).</summary>
         public int Position { get { return (int)(pos >> 3); } }
         /// <summary>The bit offset from the start of the message.</summary>

@@ -433,6 +433,19 @@ impl Builder {
                     .to_string(),
                 contents: backend::csharp::RUNTIME.to_string(),
             });
+            let riptide = &backend::csharp::riptide::rides_on_riptide;
+            if protocols
+                .iter()
+                .any(|p| riptide(p) && p.generates(Backend::CSharp))
+            {
+                out.push(Output {
+                    path: dir
+                        .join(backend::csharp::riptide::RUNTIME_FILE)
+                        .display()
+                        .to_string(),
+                    contents: backend::csharp::riptide::RUNTIME.to_string(),
+                });
+            }
         }
         if let Some(file) = &self.json_schema {
             out.push(Output {

@@ -26,7 +26,7 @@ fn mono() {
 fn every_committed_csharp_file_compiles_without_a_warning() {
     mono();
     // Each folder's files together: one runtime, every schema's namespace beside the others'.
-    for (dir, at_least) in [("csharp", 7), ("tests/fixture/csharp", 5)] {
+    for (dir, at_least) in [("csharp", 12), ("tests/fixture/csharp", 6)] {
         compiles(&repo_root().join(dir), at_least);
     }
 }
@@ -39,6 +39,10 @@ fn compiles(dir: &Path, at_least: usize) {
         .collect();
     files.sort();
     assert!(files.len() >= at_least, "{files:?}");
+    // The Riptide adapters against the stand-in of Riptide's Message.
+    if files.iter().any(|f| f.ends_with("WiregenRiptide.cs")) {
+        files.push(repo_root().join("tests/csharp/RiptideMessage.cs"));
+    }
     let out = std::env::temp_dir().join(format!("wiregen-csharp-{}.dll", std::process::id()));
     let result = Command::new("mcs")
         .args([
@@ -141,4 +145,132 @@ fn the_fixture_in_csharp_agrees_with_its_crates() {
     agrees::<bitfeatures::Protocol>("tests/fixture/schema/bitfeatures.yaml", 0xc512);
     agrees::<fragments::Protocol>("tests/fixture/schema/fragments.yaml", 0xc513);
     agrees::<mixed::Protocol>("tests/fixture/schema/mixed.yaml", 0xc514);
+}
+
+/// Builds the Arena example's C# with Riptide's adapter, the stand-in `Message` and the test
+/// program (tests/csharp/ArenaOverRiptide.cs): the program's path.
+fn arena_over_riptide() -> std::path::PathBuf {
+    mono();
+    let root = repo_root();
+    let ir = wiregen::pipeline::load(&root, &root.join("schema/examples/arena.yaml")).unwrap();
+    let lowered = wiregen::lower::lower(&ir);
+    let dir = root.join("target/csharp-riptide");
+    std::fs::create_dir_all(&dir).unwrap();
+    // The proof program's random values (its Main is not this program's).
+    let proof = wiregen::backend::csharp::proof::program(&ir, &lowered).unwrap();
+    std::fs::write(dir.join("Proof.cs"), proof).unwrap();
+    let exe = dir.join("arena-over-riptide.exe");
+    let out = Command::new("mcs")
+        .args(["-nologo", "-warn:4", "-warnaserror", "-langversion:7.2"])
+        .arg("-main:ArenaOverRiptide")
+        .arg(format!("-out:{}", exe.display()))
+        .args(
+            [
+                "csharp/WiregenRuntime.cs",
+                "csharp/WiregenRiptide.cs",
+                "csharp/Arena.cs",
+                "csharp/ArenaRiptide.cs",
+                "tests/csharp/RiptideMessage.cs",
+                "tests/csharp/ArenaOverRiptide.cs",
+            ]
+            .map(|f| root.join(f)),
+        )
+        .arg(dir.join("Proof.cs"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    exe
+}
+
+/// Runs the program with `args` and `input`; its output lines.
+fn run_program(exe: &Path, args: &[&str], input: &str) -> Vec<String> {
+    use std::io::Write;
+    let mut child = Command::new("mono")
+        .arg(exe)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn arena_messages_go_through_riptides_message_both_ways() {
+    let exe = arena_over_riptide();
+    // The crate's messages, sent as Riptide datagrams, read through `GetSerializable` and sent
+    // again through `AddSerializable`: the same values, the same bytes.
+    let mut rng = wiregen_verify::Rng(0xa7e4a);
+    let mut sent = Vec::new();
+    while sent.len() < 300 {
+        let raw = rng.bytes(200);
+        let mut u = arbitrary::Unstructured::new(&raw);
+        let Ok(m) = <arena::Message<'_> as arbitrary::Arbitrary>::arbitrary(&mut u) else {
+            continue;
+        };
+        let Ok(bytes) = m.encode_user_message() else {
+            continue;
+        };
+        sent.push((serde_json::to_value(&m).unwrap(), bytes));
+    }
+    let input: String = sent
+        .iter()
+        .map(|(_, b)| wiregen_verify::hex(b) + "\n")
+        .collect();
+    let answers = run_program(&exe, &[], &input);
+    assert_eq!(answers.len(), sent.len());
+    let mut kinds = std::collections::BTreeSet::new();
+    for ((json, bytes), answer) in sent.iter().zip(&answers) {
+        let parts: Vec<&str> = answer.split('\t').collect();
+        assert_eq!(parts[0], "ok", "{} : {answer}", wiregen_verify::hex(bytes));
+        let got: serde_json::Value = serde_json::from_str(parts[1]).unwrap();
+        assert!(
+            wiregen_verify::csharp::same(&got, json),
+            "{}: C# {got}, crate {json}",
+            wiregen_verify::hex(bytes)
+        );
+        assert_eq!(parts[2], wiregen_verify::hex(bytes));
+        kinds.extend(json.as_object().unwrap().keys().cloned());
+    }
+    assert_eq!(kinds.len(), 3, "{kinds:?}");
+    // Messages the C# makes and sends through `AddSerializable`, read by the crate.
+    let made = run_program(&exe, &["made", "300", "11"], "");
+    let mut read = 0;
+    for line in &made {
+        let parts: Vec<&str> = line.split('\t').collect();
+        if parts[0] == "refused" {
+            continue;
+        }
+        assert_eq!(parts[0], "made", "{line}");
+        let bytes: Vec<u8> = (0..parts[2].len() / 2)
+            .map(|i| u8::from_str_radix(&parts[2][2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        let m = arena::Message::receive(&bytes)
+            .unwrap_or_else(|e| panic!("{}: {e}", parts[2]))
+            .expect("a message");
+        let json: serde_json::Value = serde_json::from_str(parts[1]).unwrap();
+        assert!(
+            wiregen_verify::csharp::same(&serde_json::to_value(&m).unwrap(), &json),
+            "{line}"
+        );
+        assert_eq!(m.encode_user_message().unwrap(), bytes, "{line}");
+        read += 1;
+    }
+    assert!(read > 200, "{read} of {} read", made.len());
 }

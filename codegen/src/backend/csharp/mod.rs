@@ -15,6 +15,7 @@ mod decode;
 mod encode;
 mod expr;
 pub mod proof;
+pub mod riptide;
 mod types;
 
 use self::code::Code;
@@ -51,10 +52,20 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
     c.open();
     types::Types { i }.render(&mut c)?;
     c.close();
-    Ok(vec![Output {
+    let mut out = vec![Output {
         path: path.to_string(),
         contents: c.finish(),
-    }])
+    }];
+    if let Some(adapter) = riptide::adapter(p) {
+        let dir = std::path::Path::new(path)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        out.push(Output {
+            path: dir.join(riptide::file_name(p)).display().to_string(),
+            contents: adapter,
+        });
+    }
+    Ok(out)
 }
 
 /// A protocol's C# file name (`Rtype.cs`).

@@ -49,7 +49,7 @@ impl<'p> Types<'p> {
     fn class(&self, c: &mut Code, sid: StructId, s: &Struct) -> Result<(), Internal> {
         let name = type_name(&s.name);
         doc(c, &s.doc);
-        c.line(&format!("public sealed class {name}"));
+        c.line(&format!("public sealed partial class {name}"));
         c.open();
         for (fi, sum) in checksums(s) {
             c.line(&format!(
