@@ -223,6 +223,20 @@ namespace Wiregen
         {
             Need(8L * n, field);
             int i = start + (int)(pos >> 3);
+            if ((pos & 7) == 0 && !big)
+            {
+                // The common case, unrolled: little-endian 2 and 4 bytes on a byte boundary.
+                if (n == 2)
+                {
+                    pos += 16;
+                    return (ulong)(buf[i] | buf[i + 1] << 8);
+                }
+                if (n == 4)
+                {
+                    pos += 32;
+                    return (uint)(buf[i] | buf[i + 1] << 8 | buf[i + 2] << 16 | buf[i + 3] << 24);
+                }
+            }
             ulong v = 0;
             if (big)
             {
@@ -554,6 +568,18 @@ namespace Wiregen
         {
             Grow(8L * n);
             int i = (int)(pos >> 3);
+            if (!big && (n == 2 || n == 4))
+            {
+                buf[i] = (byte)v;
+                buf[i + 1] = (byte)(v >> 8);
+                if (n == 4)
+                {
+                    buf[i + 2] = (byte)(v >> 16);
+                    buf[i + 3] = (byte)(v >> 24);
+                }
+                pos += 8L * n;
+                return;
+            }
             for (int k = 0; k < n; k++)
             {
                 int shift = big ? 8 * (n - 1 - k) : 8 * k;
@@ -773,6 +799,20 @@ namespace Wiregen
             }
         }
 
+        ulong Run(ulong reg, byte[] buf, int from, int to)
+        {
+            var t = table;
+            if (refin)
+            {
+                for (int i = from; i < to; i++) reg = (reg >> 8) ^ t[(reg ^ buf[i]) & 0xFF];
+            }
+            else
+            {
+                for (int i = from; i < to; i++) reg = (reg << 8) ^ t[(reg >> 56) ^ buf[i]];
+            }
+            return reg;
+        }
+
         static ulong Reflect(ulong v, int bits)
         {
             ulong r = 0;
@@ -786,13 +826,13 @@ namespace Wiregen
 
         public ulong Compute(byte[] buf, int from, int to, int zeroAt, int zeroLen)
         {
-            ulong reg = init;
-            for (int i = from; i < to; i++)
-            {
-                byte b = i >= zeroAt && i < zeroAt + zeroLen ? (byte)0 : buf[i];
-                if (refin) reg = (reg >> 8) ^ table[(reg ^ b) & 0xFF];
-                else reg = (reg << 8) ^ table[(reg >> 56) ^ b];
-            }
+            // The bytes before the zeroed ones, the zeros, the bytes after: no test per byte.
+            int zeroEnd = Math.Min(Math.Max(zeroAt + zeroLen, from), to);
+            zeroAt = Math.Min(Math.Max(zeroAt, from), to);
+            ulong reg = Run(init, buf, from, zeroAt);
+            for (int i = zeroAt; i < zeroEnd; i++)
+                reg = refin ? (reg >> 8) ^ table[reg & 0xFF] : (reg << 8) ^ table[reg >> 56];
+            reg = Run(reg, buf, zeroEnd, to);
             if (!refin) reg >>= 64 - width;
             if (refin != refout) reg = Reflect(reg, width);
             return (reg ^ xorout) & mask;
