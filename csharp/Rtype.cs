@@ -662,6 +662,10 @@ namespace Wiregen.Protocols.Rtype
             var version = Version;
             var preferredFragmentSize = PreferredFragmentSize;
             byte usernameLen = (byte)WireFit.Count((long)usernameBytes.Length, 255UL, "username_len");
+            if ((ulong)usernameLen > 32UL)
+            {
+                throw new EncodeException("username_len", usernameLen + " is over the largest allowed, 32");
+            }
             w.U8((byte)usernameLen);
             var usernameSeg = new ArraySegment<byte>(usernameBytes);
             w.Put(usernameSeg);

@@ -1085,6 +1085,10 @@ namespace Wiregen.Protocols.RtypeImpl
             var version = Version;
             var preferredFragmentSize = PreferredFragmentSize;
             byte usernameLen = (byte)WireFit.Count((long)usernameBytes.Length, 255UL, "username_len");
+            if ((ulong)usernameLen > 32UL)
+            {
+                throw new EncodeException("username_len", usernameLen + " is over the largest allowed, 32");
+            }
             w.U8((byte)usernameLen);
             var usernameSeg = new ArraySegment<byte>(usernameBytes);
             w.Put(usernameSeg);
@@ -3640,6 +3644,10 @@ namespace Wiregen.Protocols.RtypeImpl
             var text = Text;
             byte[] textBytes = WireText.Utf8Bytes(text, "text");
             byte len = (byte)WireFit.Count((long)textBytes.Length, 255UL, "len");
+            if ((ulong)len > 64UL)
+            {
+                throw new EncodeException("len", len + " is over the largest allowed, 64");
+            }
             w.U8((byte)len);
             var textSeg = new ArraySegment<byte>(textBytes);
             w.Put(textSeg);
@@ -3742,6 +3750,10 @@ namespace Wiregen.Protocols.RtypeImpl
         {
             var lobbies = Lobbies;
             byte count = (byte)WireFit.Count((long)lobbies.Count, 255UL, "count");
+            if ((ulong)count > 32UL)
+            {
+                throw new EncodeException("count", count + " is over the largest allowed, 32");
+            }
             w.U8((byte)count);
             foreach (var item7 in lobbies)
             {

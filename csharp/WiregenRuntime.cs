@@ -1132,6 +1132,15 @@ namespace Wiregen
             return this;
         }
 
+        /// <summary>Bytes as a list of numbers (the crate's serde writes optional bytes and
+        /// bytes in lists so).</summary>
+        public WireJson Numbers(ArraySegment<byte> b)
+        {
+            OpenList();
+            for (int i = 0; i < b.Count; i++) Num((ulong)b.Array[b.Offset + i]);
+            return CloseList();
+        }
+
         public WireJson Bits(BitString s)
         {
             Open().Key("bytes").Hex(s.Bytes).Key("bits").Num((long)s.Bits);

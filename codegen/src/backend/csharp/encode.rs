@@ -131,7 +131,7 @@ impl<'p> Encoder<'p> {
                 // A length patched in later has no value yet (as in the crate, only its target's
                 // length reads it, which the encoder does not evaluate).
                 if plan.write.size != Some(SizeWrite::Patched) {
-                    let v = self.derived(sid, f, *d)?;
+                    let v = self.derived(sid, fi, *d)?;
                     c.line(&format!("{t} {x} = {v};"));
                 }
             }
@@ -192,11 +192,12 @@ impl<'p> Encoder<'p> {
             if plan.write.len_check {
                 self.len_check(c, sid, fi, f, &value)?;
             }
+            self.value_checks(c, f, &value);
             let starts: Vec<usize> = plan.write.patches.clone();
             if !starts.is_empty() {
                 c.line(&format!("int {x}Start = w.Position;"));
             }
-            self.write_value(c, sid, fi, &f.ty, &value, &f.name)?;
+            self.write_value(c, sid, fi, &f.ty, &value, &f.name, false)?;
             for li in starts {
                 let lf = &s.fields[li];
                 let Ty::Int(it) = &lf.ty else {
@@ -227,9 +228,10 @@ impl<'p> Encoder<'p> {
     }
 
     /// The value of derived field `f`: a length, a count, a tag, a presence bit.
-    fn derived(&self, sid: StructId, f: &Field, d: Derive) -> Result<String, Internal> {
+    fn derived(&self, sid: StructId, fi: usize, d: Derive) -> Result<String, Internal> {
         let p = self.i.p;
         let s = &p.structs[sid];
+        let f = &s.fields[fi];
         let nm = lit(&f.name);
         let t = self.types().ty(sid, 0, &f.ty)?;
         let has = |o: &Field| {
@@ -241,7 +243,14 @@ impl<'p> Encoder<'p> {
             }
         };
         let v = match d {
-            Derive::LengthOf(ti, lin) => solve(&self.size_of(&s.fields[ti], ti, sid)?, lin, &nm),
+            // An array sized in bytes in a bit stream: its count times each element's bytes.
+            Derive::LengthOf(ti, lin) => match self.i.l.field(sid, fi).write.size {
+                Some(SizeWrite::WholeElements(n)) => {
+                    let count = self.size_of(&s.fields[ti], ti, sid)?;
+                    solve(&format!("({count} * {n}L)"), lin, &nm)
+                }
+                _ => solve(&self.size_of(&s.fields[ti], ti, sid)?, lin, &nm),
+            },
             Derive::CountOf(ti, lin) => {
                 let tx = local(&s.fields[ti].name);
                 let count = if s.fields[ti].condition.is_some() {
@@ -250,6 +259,9 @@ impl<'p> Encoder<'p> {
                     format!("(long){tx}.Count")
                 };
                 solve(&count, lin, &nm)
+            }
+            Derive::TagOf(ui) if matches!(f.ty, Ty::Bool) => {
+                format!("{}.WireTag != 0", local(&s.fields[ui].name))
             }
             Derive::TagOf(ui) => format!("{}.WireTag", local(&s.fields[ui].name)),
             Derive::PresenceOf(oi) | Derive::AbsenceOf(oi) => {
@@ -356,6 +368,34 @@ impl<'p> Encoder<'p> {
         })
     }
 
+    /// A value outside `max` or `valid` (the user's, or one the encoder derives: a variant's
+    /// tag) is refused, as the decoder refuses it.
+    fn value_checks(&self, c: &mut Code, f: &Field, x: &str) {
+        if !matches!(f.role, Role::Value | Role::Derived(_)) {
+            return;
+        }
+        let nm = lit(&f.name);
+        if let Some(m) = f.max {
+            c.line(&format!("if ((ulong){x} > {m}UL)"));
+            c.open();
+            c.line(&format!(
+                "throw new EncodeException({nm}, {x} + \" is over the largest allowed, {m}\");"
+            ));
+            c.close();
+        }
+        if let Some(v) = &f.valid {
+            c.line(&format!(
+                "if ({})",
+                super::decode::invalid_test(v, &format!("(long){x}"))
+            ));
+            c.open();
+            c.line(&format!(
+                "throw new EncodeException({nm}, {x} + \" is not a valid value\");"
+            ));
+            c.close();
+        }
+    }
+
     /// A value whose length an expression gives (nothing derives) must have that length.
     fn len_check(
         &self,
@@ -393,6 +433,7 @@ impl<'p> Encoder<'p> {
         ty: &Ty,
         x: &str,
         name: &str,
+        element: bool,
     ) -> Result<(), Internal> {
         if self.i.p.structs[sid].layout.is_bits() {
             match bit_read(ty)? {
@@ -400,7 +441,7 @@ impl<'p> Encoder<'p> {
                     c.line(&self.bit_number(sid, n, x, name));
                     Ok(())
                 }
-                r => self.compound(c, sid, fi, r, x, name),
+                r => self.compound(c, sid, fi, r, x, name, element),
             }
         } else {
             match byte_read(ty)? {
@@ -408,7 +449,7 @@ impl<'p> Encoder<'p> {
                     c.line(&self.byte_number(n, x, name));
                     Ok(())
                 }
-                r => self.compound(c, sid, fi, r, x, name),
+                r => self.compound(c, sid, fi, r, x, name, element),
             }
         }
     }
@@ -422,11 +463,37 @@ impl<'p> Encoder<'p> {
         read: ValueRead<'_, N>,
         x: &str,
         name: &str,
+        element: bool,
     ) -> Result<(), Internal> {
         match read {
             ValueRead::Number(_) => Ok(()),
             ValueRead::Text { len, text } => self.text(c, sid, len, text, x, name),
-            ValueRead::Nested { id, len } => self.nested(c, sid, id, len, x, name),
+            ValueRead::Nested { id, len } => {
+                // A size an expression gives and nothing derives: the value must take it.
+                let size = match len {
+                    Some(Len::Expr(e))
+                        if !e.reads_position()
+                            && (element || !self.i.l.field(sid, fi).write.size_derived) =>
+                    {
+                        Some(self.exprs().expr(e))
+                    }
+                    _ => None,
+                };
+                if let Some(n) = &size {
+                    c.line(&format!("int {}Start = w.Position;", local(name)));
+                    self.nested(c, sid, id, len, x, name)?;
+                    c.line(&format!("if (w.Position - {}Start != {n})", local(name)));
+                    c.open();
+                    c.line(&format!(
+                        "throw new EncodeException({}, \"its size is not what its length says\");",
+                        lit(name)
+                    ));
+                    c.close();
+                    Ok(())
+                } else {
+                    self.nested(c, sid, id, len, x, name)
+                }
+            }
             ValueRead::Array { .. } if self.i.p.structs[sid].fields[fi].packed => {
                 let ValueRead::Array { len, .. } = read else {
                     return Ok(());
@@ -440,7 +507,7 @@ impl<'p> Encoder<'p> {
                 let item = format!("item{}", x.len());
                 c.line(&format!("foreach (var {item} in {x})"));
                 c.open();
-                self.write_value(c, sid, fi, elem, &item, name)?;
+                self.write_value(c, sid, fi, elem, &item, name, true)?;
                 c.close();
                 Ok(())
             }

@@ -90,11 +90,12 @@ impl<'p> Types<'p> {
                 };
                 c.line(&format!("if ({test})"));
                 c.open();
-                self.json(c, &f.ty, &inner, 0)?;
+                // (The crate's serde writes optional bytes as numbers, not hex.)
+                self.json(c, &f.ty, &inner, 0, false)?;
                 c.close();
                 c.line("else j.Null();");
             } else {
-                self.json(c, &f.ty, &m, 0)?;
+                self.json(c, &f.ty, &m, 0, true)?;
             }
         }
         c.line("j.Close();");
@@ -225,6 +226,7 @@ impl<'p> Types<'p> {
         ty: &Ty,
         x: &str,
         depth: usize,
+        hex: bool,
     ) -> Result<(), Internal> {
         let p = self.i.p;
         match ty {
@@ -246,7 +248,8 @@ impl<'p> Types<'p> {
                     "j.Flags((ulong){x}, {n}Names.Names, {n}Names.Masks);"
                 ))
             }
-            Ty::Bytes(_) => c.line(&format!("j.Hex({x});")),
+            Ty::Bytes(_) if hex => c.line(&format!("j.Hex({x});")),
+            Ty::Bytes(_) => c.line(&format!("j.Numbers({x});")),
             Ty::Str(..) => c.line(&format!("j.Str({x});")),
             Ty::Bits => c.line(&format!("j.Bits({x});")),
             Ty::Struct(..) | Ty::Union(_) => c.line(&format!("{x}.WriteJson(j);")),
@@ -255,7 +258,7 @@ impl<'p> Types<'p> {
                 c.line("j.OpenList();");
                 c.line(&format!("foreach (var {item} in {x})"));
                 c.open();
-                self.json(c, e, &item, depth + 1)?;
+                self.json(c, e, &item, depth + 1, false)?;
                 c.close();
                 c.line("j.CloseList();");
             }

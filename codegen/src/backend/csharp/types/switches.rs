@@ -193,7 +193,7 @@ impl<'p> Types<'p> {
             (Some((m, _, tf)), _) => {
                 c.line(&format!("j.Open().Key({}).Open();", lit(&k.name)));
                 c.line(&format!("j.Key({});", lit(&tf.name)));
-                self.json(c, &tf.ty, m, 0)?;
+                self.json(c, &tf.ty, m, 0, true)?;
                 if pl.is_some() {
                     let key = if k.default && k.body == CaseBody::Bytes {
                         "data"
