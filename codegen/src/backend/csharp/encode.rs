@@ -7,6 +7,16 @@ use super::types::Types;
 use super::*;
 use crate::lower::{bit_read, byte_read, BitNumber, ByteNumber, LenRead, SizeWrite, ValueRead};
 
+/// Where a value is written: its struct, its field, its name in errors, and whether it is an
+/// element of the field's array.
+#[derive(Clone, Copy)]
+struct Put<'a> {
+    sid: StructId,
+    fi: usize,
+    name: &'a str,
+    element: bool,
+}
+
 pub(crate) struct Encoder<'p> {
     i: Input<'p>,
 }
@@ -197,7 +207,17 @@ impl<'p> Encoder<'p> {
             if !starts.is_empty() {
                 c.line(&format!("int {x}Start = w.Position;"));
             }
-            self.write_value(c, sid, fi, &f.ty, &value, &f.name, false)?;
+            self.write_value(
+                c,
+                Put {
+                    sid,
+                    fi,
+                    name: &f.name,
+                    element: false,
+                },
+                &f.ty,
+                &value,
+            )?;
             for li in starts {
                 let lf = &s.fields[li];
                 let Ty::Int(it) = &lf.ty else {
@@ -425,23 +445,15 @@ impl<'p> Encoder<'p> {
     }
 
     /// Statements writing `x`, a value of `ty` of field `fi`.
-    fn write_value(
-        &self,
-        c: &mut Code,
-        sid: StructId,
-        fi: usize,
-        ty: &Ty,
-        x: &str,
-        name: &str,
-        element: bool,
-    ) -> Result<(), Internal> {
+    fn write_value(&self, c: &mut Code, at: Put, ty: &Ty, x: &str) -> Result<(), Internal> {
+        let Put { sid, name, .. } = at;
         if self.i.p.structs[sid].layout.is_bits() {
             match bit_read(ty)? {
                 ValueRead::Number(n) => {
                     c.line(&self.bit_number(sid, n, x, name));
                     Ok(())
                 }
-                r => self.compound(c, sid, fi, r, x, name, element),
+                r => self.compound(c, at, r, x),
             }
         } else {
             match byte_read(ty)? {
@@ -449,7 +461,7 @@ impl<'p> Encoder<'p> {
                     c.line(&self.byte_number(n, x, name));
                     Ok(())
                 }
-                r => self.compound(c, sid, fi, r, x, name, element),
+                r => self.compound(c, at, r, x),
             }
         }
     }
@@ -458,13 +470,16 @@ impl<'p> Encoder<'p> {
     fn compound<N>(
         &self,
         c: &mut Code,
-        sid: StructId,
-        fi: usize,
+        at: Put,
         read: ValueRead<'_, N>,
         x: &str,
-        name: &str,
-        element: bool,
     ) -> Result<(), Internal> {
+        let Put {
+            sid,
+            fi,
+            name,
+            element,
+        } = at;
         match read {
             ValueRead::Number(_) => Ok(()),
             ValueRead::Text { len, text } => self.text(c, sid, len, text, x, name),
@@ -507,7 +522,15 @@ impl<'p> Encoder<'p> {
                 let item = format!("item{}", x.len());
                 c.line(&format!("foreach (var {item} in {x})"));
                 c.open();
-                self.write_value(c, sid, fi, elem, &item, name, true)?;
+                self.write_value(
+                    c,
+                    Put {
+                        element: true,
+                        ..at
+                    },
+                    elem,
+                    &item,
+                )?;
                 c.close();
                 Ok(())
             }
