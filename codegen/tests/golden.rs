@@ -1,5 +1,6 @@
 //! Golden snippets: one small schema per construct in `tests/golden/`, with the Rust (`.rs`, the
-//! generated `codec.rs`) and Lua (`.lua`) it generates committed beside it. A change to the
+//! generated `codec.rs`), Lua (`.lua`) and C# (`.cs`, where the C# codec is generated) it
+//! generates committed beside it. A change to the
 //! generator shows, in review, exactly what it changes in the output. One test per snippet; a
 //! difference is shown as a unified diff.
 //!
@@ -26,6 +27,12 @@ fn snippet_outputs(schema: &Path) -> Vec<(String, String)> {
     let (outputs, problems) = pipeline::outputs(&p, &runtime);
     assert!(problems.0.is_empty(), "{problems}");
     let stem = schema.file_stem().unwrap().to_string_lossy().to_string();
+    let csharp = p.generates(wiregen::ir::Backend::CSharp).then(|| {
+        let l = wiregen::lower::lower(&p);
+        let out = wiregen::backend::csharp::generate(&p, &l, "golden.cs")
+            .unwrap_or_else(|e| panic!("{}: {}", schema.display(), e.0));
+        (format!("{stem}.cs"), out[0].contents.clone())
+    });
     outputs
         .into_iter()
         .filter_map(|o| {
@@ -37,6 +44,7 @@ fn snippet_outputs(schema: &Path) -> Vec<(String, String)> {
                 None
             }
         })
+        .chain(csharp)
         .collect()
 }
 
@@ -45,7 +53,11 @@ fn snippet(schema: &Utf8Path) -> datatest_stable::Result<()> {
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join(schema.as_std_path());
     let update = std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v != "0");
     let outputs = snippet_outputs(&schema);
-    assert_eq!(outputs.len(), 2, "{}: a .rs and a .lua", schema.display());
+    assert!(
+        (2..=3).contains(&outputs.len()),
+        "{}: a .rs, a .lua and a .cs",
+        schema.display()
+    );
     let mut differ = String::new();
     for (name, text) in outputs {
         let path = golden_dir().join(&name);

@@ -31,6 +31,33 @@ fn every_committed_csharp_file_compiles_without_a_warning() {
     }
 }
 
+#[test]
+fn every_golden_snippets_csharp_compiles_without_a_warning() {
+    mono();
+    // The snippets' C# (one construct each), with the runtime they are generated for.
+    let dir = repo_root().join("codegen/tests/golden");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cs"))
+        .collect();
+    assert!(files.len() >= 30, "{} C# snippets", files.len());
+    files.push(repo_root().join("codegen/csharp/WiregenRuntime.cs"));
+    let out = std::env::temp_dir().join(format!("wiregen-golden-{}.dll", std::process::id()));
+    let result = Command::new("mcs")
+        .args(["-nologo", "-target:library", "-warn:4", "-warnaserror"])
+        .arg(format!("-out:{}", out.display()))
+        .args(&files)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&out);
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stdout)
+    );
+}
+
 fn compiles(dir: &Path, at_least: usize) {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
