@@ -3,7 +3,7 @@
 //! (a condition that disagrees with a present value, a length other than its expression's) are
 //! refused by the encoder and counted, as the crate's arbitrary values are.
 
-use super::types::{variant, Types};
+use super::cstypes::{variant, CsTypes};
 use super::*;
 
 pub(crate) struct ArbitraryValues<'p> {
@@ -11,8 +11,8 @@ pub(crate) struct ArbitraryValues<'p> {
 }
 
 impl<'p> ArbitraryValues<'p> {
-    fn types(&self) -> Types<'p> {
-        Types { i: self.i }
+    fn types(&self) -> CsTypes<'p> {
+        CsTypes { i: self.i }
     }
 
     /// The `Arbitrary` class: a `Make<Type>` per struct and switch.

@@ -1,8 +1,8 @@
 //! `Read`: the statements that read each field into a local, dispatching on the lowering's read
 //! step, then the value built from the locals the user sees.
 
+use super::cstypes::{case_test, variant, CsTypes};
 use super::expr::Exprs;
-use super::types::{case_test, variant, Types};
 use super::*;
 use crate::lower::{bit_read, byte_read, BitNumber, ByteNumber, LenRead, ValueRead};
 use std::cell::Cell;
@@ -51,8 +51,8 @@ impl<'p> Decoder<'p> {
         }
     }
 
-    fn types(&self) -> Types<'p> {
-        Types { i: self.i }
+    fn types(&self) -> CsTypes<'p> {
+        CsTypes { i: self.i }
     }
 
     fn msb(&self, sid: StructId) -> &'static str {

@@ -2,8 +2,8 @@
 //! length, a count, a tag, a presence bit), then each written in order, lengths of encoded
 //! values patched once those are written.
 
+use super::cstypes::CsTypes;
 use super::expr::Exprs;
-use super::types::Types;
 use super::*;
 use crate::lower::{bit_read, byte_read, BitNumber, ByteNumber, LenRead, SizeWrite, ValueRead};
 
@@ -26,8 +26,8 @@ impl<'p> Encoder<'p> {
         Encoder { i }
     }
 
-    fn types(&self) -> Types<'p> {
-        Types { i: self.i }
+    fn types(&self) -> CsTypes<'p> {
+        CsTypes { i: self.i }
     }
 
     fn exprs(&self) -> Exprs<'p, 'static> {
@@ -328,7 +328,7 @@ impl<'p> Encoder<'p> {
                     let Ty::Union(u) = &s.fields[*field].ty else {
                         return Err(Internal("a variant of no switch".into()));
                     };
-                    let v = super::types::variant(&u.cases[*case].variant);
+                    let v = super::cstypes::variant(&u.cases[*case].variant);
                     format!("{} is {class}.{v}", local(&s.fields[*field].name))
                 }
             };
@@ -579,7 +579,7 @@ impl<'p> Encoder<'p> {
         );
         match (&u.unless, u.default) {
             (Some(unless), Some(_)) => {
-                let other = format!("{class}.{}", super::types::variant(&u.default_variant));
+                let other = format!("{class}.{}", super::cstypes::variant(&u.default_variant));
                 c.line(&format!(
                     "if (({}) ? !({x} is {other}) : !{x}.Accepts({on}))",
                     self.exprs().expr(unless)

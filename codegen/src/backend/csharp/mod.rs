@@ -11,6 +11,7 @@
 
 mod arbitrary;
 mod code;
+mod cstypes;
 mod decode;
 mod encode;
 mod expr;

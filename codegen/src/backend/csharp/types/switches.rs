@@ -41,8 +41,8 @@ impl<'p> Types<'p> {
         let p = self.i.p;
         let f = &p.structs[sid].fields[fi];
         let name = type_name(&p.union_name(sid, fi));
-        let tag = match self.tag_field(sid, fi) {
-            Some((ti, tf)) => Some((member("", &tf.name), self.ty(sid, ti, &tf.ty)?, tf)),
+        let tag = match self.cs().tag_field(sid, fi) {
+            Some((ti, tf)) => Some((member("", &tf.name), self.cs().ty(sid, ti, &tf.ty)?, tf)),
             None => None,
         };
         let mut shadowing: Vec<String> = u.cases.iter().map(|k| variant(&k.variant)).collect();
