@@ -386,6 +386,17 @@ fn compare_answer(m: &[u8], want: &serde_json::Value, got: &Answer, report: &mut
     }
 }
 
+/// The C# check of an application: `n` values the C# makes of each message, read by the crate.
+pub fn check_made_only<P: SerdeProtocol>(
+    program: &[String],
+    n: usize,
+    seed: u64,
+    report: &mut Report,
+) {
+    let made_values = made(program, n.max(100), seed, report);
+    check_made::<P>(&made_values, report);
+}
+
 /// The whole C# check of protocol `P`: `valid` messages (encoded by the crate) compared value
 /// by value and re-encoded byte for byte, `hostile` datagrams raising only `DecodeException`;
 /// then values the C# made of every type the decoders read directly, checked by the crate.

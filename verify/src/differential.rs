@@ -40,6 +40,11 @@ pub fn verify_csharp<P: ArbitraryProtocol + wiregen_runtime::SerdeProtocol>(
         report.coverage = opts.coverage.clone();
         report.unreachable = opts.unreachable.clone();
     }
+    if opts.csharp_made_only {
+        report.csharp_made_only = true;
+        crate::csharp::check_made_only::<P>(program, opts.messages, opts.seed, report);
+        return;
+    }
     let mut rng = Rng(opts.seed ^ 0xc5);
     let mut scratch = Report {
         coverage: opts.coverage.clone(),

@@ -48,7 +48,7 @@ use wiregen_runtime::ArbitraryProtocol;
 
 const USAGE: &str = "usage: verify [--lua FILE]... [--messages N] [--hostile N] [--seed N] \
                      [--port N] [--work-dir DIR] [--keep] [--tshark-arg ARG]... \
-                     [--coverage FILE] [--unreachable TYPE|CASE]... [--csharp-exe FILE]";
+                     [--coverage FILE] [--unreachable TYPE|CASE]... [--csharp-exe FILE [--csharp-made-only]]";
 
 /// A verifier program for protocol `P`: reads [`Options`] from the command line (`--lua` the
 /// dissector, then any it needs; `--messages`, `--hostile`, `--seed`, `--port`, `--work-dir`,
@@ -98,6 +98,7 @@ fn options(args: impl Iterator<Item = String>) -> Result<Options, String> {
             }
             "--unreachable" => opts.unreachable.push(value()?),
             "--csharp-exe" => opts.csharp = Some(vec!["mono".into(), value()?]),
+            "--csharp-made-only" => opts.csharp_made_only = true,
             "-h" | "--help" => return Err("the differential test of a wiregen schema".into()),
             other => return Err(format!("unknown argument {other}")),
         }

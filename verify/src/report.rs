@@ -38,6 +38,9 @@ pub struct Options {
     /// The C# codec's proof program, as a command (`mono proof.exe`): with it, [`crate::verify_all`]
     /// checks the C# against the crate too.
     pub csharp: Option<Vec<String>>,
+    /// The C# is checked by the values it makes alone (an application: the crate's messages are
+    /// whole transport datagrams, which its C# does not read).
+    pub csharp_made_only: bool,
 }
 
 impl Options {
@@ -53,6 +56,7 @@ impl Options {
             work_dir: None,
             keep: false,
             csharp: None,
+            csharp_made_only: false,
             coverage: Coverage::default(),
             unreachable: Vec::new(),
         }
@@ -129,6 +133,8 @@ pub struct Report {
     pub csharp_in_conversations: usize,
     /// What the messages of both directions of the C# check held.
     pub csharp_seen: Seen,
+    /// The C# was checked by the values it makes alone ([`Options::csharp_made_only`]).
+    pub csharp_made_only: bool,
 }
 
 impl Report {
@@ -148,7 +154,7 @@ impl Report {
         self.fatal.is_none()
             && self.disagreements.is_empty()
             && self.errors.is_empty()
-            && self.csharp_compared > 0
+            && (self.csharp_compared > 0 || self.csharp_made_only)
             && self.csharp_made > 0
             && self.csharp_unreached().is_empty()
     }
@@ -156,7 +162,7 @@ impl Report {
     /// The types and cases the C# check did not reach (when it ran), but those declared
     /// unreachable.
     pub fn csharp_unreached(&self) -> Vec<&str> {
-        if self.csharp_compared == 0 {
+        if self.csharp_compared == 0 && !self.csharp_made_only {
             return Vec::new();
         }
         self.coverage
@@ -254,19 +260,8 @@ impl fmt::Display for Report {
         for why in &self.skipped {
             writeln!(f, "{p}: not checked: {why}")?;
         }
-        if self.csharp_compared > 0 || self.csharp_hostile > 0 {
-            writeln!(
-                f,
-                "{p}: C#: {} of {} of the crate's messages ({} of them in conversations, after the lists they need) decoded to the crate's values and encoded back to the same bytes; {} of {} values the C# made decoded by the crate to the same values and bytes ({} refused by the C# encoder, {} needing lists: checked in conversations); {} hostile datagrams raised nothing but DecodeException",
-                self.csharp_agreed,
-                self.csharp_compared + self.csharp_in_conversations,
-                self.csharp_in_conversations,
-                self.csharp_made_agreed,
-                self.csharp_made,
-                self.csharp_refused,
-                self.csharp_needs_state,
-                self.csharp_hostile
-            )?;
+        if self.csharp_compared > 0 || self.csharp_hostile > 0 || self.csharp_made > 0 {
+            self.fmt_csharp(f)?;
             if !self.coverage.types.is_empty() {
                 let table = self.coverage.types_held(&self.csharp_seen);
                 let reached = table.iter().filter(|(_, held, _)| *held > 0).count();
@@ -316,6 +311,31 @@ impl fmt::Display for Report {
 impl Report {
     /// The coverage table: per type the fields the compared messages held (a type of no fields
     /// shows none), the totals, the cases never taken, and what no message reached.
+    /// The C# check's counts: the crate's messages it read (none for an application, checked by
+    /// the values the C# makes), the values it made, the hostile datagrams.
+    fn fmt_csharp(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.protocol;
+        if !self.csharp_made_only {
+            writeln!(
+                f,
+                "{p}: C#: {} of {} of the crate's messages ({} of them in conversations, after \
+                 the lists they need) decoded to the crate's values and encoded back to the same \
+                 bytes; {} hostile datagrams raised nothing but DecodeException",
+                self.csharp_agreed,
+                self.csharp_compared + self.csharp_in_conversations,
+                self.csharp_in_conversations,
+                self.csharp_hostile
+            )?;
+        }
+        writeln!(
+            f,
+            "{p}: C#: {} of {} values the C# made decoded by the crate to the same values and \
+             bytes ({} refused by the C# encoder, {} needing lists: checked in conversations); 4 \
+             corrupted copies of each raised nothing but DecodeException in the C#",
+            self.csharp_made_agreed, self.csharp_made, self.csharp_refused, self.csharp_needs_state
+        )
+    }
+
     fn fmt_coverage(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = self.protocol;
         let table = self.type_coverage();

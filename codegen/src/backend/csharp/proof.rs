@@ -115,7 +115,7 @@ pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
     c.open();
     c.line("var made = new Arbitrary(int.Parse(args[2]));");
     c.line("int n = int.Parse(args[1]);");
-    for id in p.top_level_types() {
+    for id in proof_types(p) {
         let t = type_name(&p.structs[id].name);
         c.line(&format!("for (int i = 0; i < n; i++) output.WriteLine(Made({}, () => made.Make{t}(), v => v.Encode(), b => global::{ns}.{t}.Decode(b).ToString()));", lit(&p.structs[id].name)));
     }
@@ -174,6 +174,7 @@ pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
     c.gap();
     made_method(&mut c);
     c.gap();
+    corrupted_method(&mut c);
     c.line("static string OneLine(string s)");
     c.open();
     c.line("return s.Replace('\\n', ' ').Replace('\\t', ' ');");
@@ -197,6 +198,34 @@ pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
 }
 
 /// `Made`: a value made at random, encoded, and decoded back by the C# (a line for the crate).
+/// The types the proof makes values of: what a decoder reads directly (the root, the opening,
+/// joined payloads), or an application's messages.
+fn proof_types(p: &Protocol) -> Vec<StructId> {
+    match &p.application {
+        Some(a) => a.messages.iter().map(|(_, id)| *id).collect(),
+        None => p.top_level_types(),
+    }
+}
+
+/// `Corrupted`: the value's encoding cut short and with bits flipped, decoded: only
+/// `DecodeException` may come out (else what did, and the bytes).
+fn corrupted_method(c: &mut Code) {
+    c.line("static string Corrupted(byte[] bytes, Func<byte[], string> decode)");
+    c.open();
+    c.line("for (int k = 0; k < 4 && bytes.Length > 0; k++)");
+    c.open();
+    c.line("var b = k < 2 ? new byte[bytes.Length - 1 - k * (bytes.Length - 1) / 2] : (byte[])bytes.Clone();");
+    c.line("if (k < 2) Array.Copy(bytes, b, b.Length);");
+    c.line("else b[(k == 2 ? 0 : bytes.Length / 2)] ^= (byte)(1 << (bytes.Length % 8));");
+    c.line("try { decode(b); }");
+    c.line("catch (DecodeException) { }");
+    c.line("catch (Exception e) { return e.GetType().Name + \": \" + OneLine(e.Message) + \" decoding \" + ToHex(b); }");
+    c.close();
+    c.line("return null;");
+    c.close();
+    c.gap();
+}
+
 fn made_method(c: &mut Code) {
     c.line("/// <summary>A value made at random, encoded, and decoded back: `made\\tType\\tjson\\thex`,");
     c.line(
@@ -221,6 +250,8 @@ fn made_method(c: &mut Code) {
     c.open();
     c.line("return \"crash\\t\" + e.GetType().Name + \": \" + OneLine(e.Message);");
     c.close();
+    c.line("var corrupted = Corrupted(bytes, decode);");
+    c.line("if (corrupted != null) return \"crash\\t\" + type + \": \" + corrupted;");
     c.line("try");
     c.open();
     c.line("return \"made\\t\" + type + \"\\t\" + decode(bytes) + \"\\t\" + ToHex(bytes);");
