@@ -151,7 +151,7 @@ pub fn check<P: ArbitraryProtocol>(
                     .iter()
                     .filter(|e| e.ends_with(".expert.joined"))
                     .count();
-                std::iter::repeat(at).take(n)
+                std::iter::repeat_n(at, n)
             })
             .collect();
         let how = how_sent(p);
