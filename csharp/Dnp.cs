@@ -363,144 +363,11 @@ namespace Wiregen.Protocols.Dnp
             code = (CommandCode)r.U8("code");
             CommandBody body;
             long tag1 = (long)code;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new CommandBody.ConnectionRequest();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.Dnp.ConnectionRequest.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new CommandBody.ConnectionAck();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.Dnp.ConnectionAck.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                case 2L:
-                {
-                    var case4 = new CommandBody.ConnectionClose();
-                    body = case4;
-                    break;
-                }
-                case 3L:
-                {
-                    var case5 = new CommandBody.UnreliableMessage();
-                    try
-                    {
-                        case5.Value = global::Wiregen.Protocols.Dnp.UnreliableMessage.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case5;
-                    break;
-                }
-                case 4L:
-                {
-                    var case6 = new CommandBody.ReliableMessage();
-                    try
-                    {
-                        case6.Value = global::Wiregen.Protocols.Dnp.ReliableMessage.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case6;
-                    break;
-                }
-                case 5L:
-                {
-                    var case7 = new CommandBody.LinkState();
-                    try
-                    {
-                        case7.Value = global::Wiregen.Protocols.Dnp.LinkState.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case7;
-                    break;
-                }
-                case 6L:
-                {
-                    var case8 = new CommandBody.ReliableAck();
-                    try
-                    {
-                        case8.Value = global::Wiregen.Protocols.Dnp.ReliableAck.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case8;
-                    break;
-                }
-                case 7L:
-                {
-                    var case9 = new CommandBody.LinkUp();
-                    try
-                    {
-                        case9.Value = global::Wiregen.Protocols.Dnp.LinkId.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case9;
-                    break;
-                }
-                case 8L:
-                {
-                    var case10 = new CommandBody.LinkDown();
-                    try
-                    {
-                        case10.Value = global::Wiregen.Protocols.Dnp.LinkId.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case10;
-                    break;
-                }
-                case 9L:
-                {
-                    var case11 = new CommandBody.LinkUpdate();
-                    try
-                    {
-                        case11.Value = global::Wiregen.Protocols.Dnp.LinkUpdate.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case11;
-                    break;
-                }
-                case 10L:
-                {
-                    var case12 = new CommandBody.LongReliableMessage();
-                    try
-                    {
-                        case12.Value = global::Wiregen.Protocols.Dnp.LongReliableMessage.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case12;
-                    break;
-                }
-                case 11L:
-                {
-                    var case13 = new CommandBody.LongLinkState();
-                    try
-                    {
-                        case13.Value = global::Wiregen.Protocols.Dnp.LongLinkState.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case13;
-                    break;
-                }
-                default:
-                {
-                    var case14 = new CommandBody.Other();
-                    case14.Code = (CommandCode)tag1;
-                    case14.Value = r.Bytes(r.Remaining, "body");
-                    body = case14;
-                    break;
-                }
+                body = CommandBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new Command
             {
                 Body = body,
@@ -559,6 +426,107 @@ namespace Wiregen.Protocols.Dnp
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static CommandBody Read(WireReader r, long tag)
+        {
+            CommandBody value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new CommandBody.ConnectionRequest();
+                    case0.Value = global::Wiregen.Protocols.Dnp.ConnectionRequest.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new CommandBody.ConnectionAck();
+                    case1.Value = global::Wiregen.Protocols.Dnp.ConnectionAck.Read(r);
+                    value = case1;
+                    break;
+                }
+                case 2L:
+                {
+                    var case2 = new CommandBody.ConnectionClose();
+                    value = case2;
+                    break;
+                }
+                case 3L:
+                {
+                    var case3 = new CommandBody.UnreliableMessage();
+                    case3.Value = global::Wiregen.Protocols.Dnp.UnreliableMessage.Read(r);
+                    value = case3;
+                    break;
+                }
+                case 4L:
+                {
+                    var case4 = new CommandBody.ReliableMessage();
+                    case4.Value = global::Wiregen.Protocols.Dnp.ReliableMessage.Read(r);
+                    value = case4;
+                    break;
+                }
+                case 5L:
+                {
+                    var case5 = new CommandBody.LinkState();
+                    case5.Value = global::Wiregen.Protocols.Dnp.LinkState.Read(r);
+                    value = case5;
+                    break;
+                }
+                case 6L:
+                {
+                    var case6 = new CommandBody.ReliableAck();
+                    case6.Value = global::Wiregen.Protocols.Dnp.ReliableAck.Read(r);
+                    value = case6;
+                    break;
+                }
+                case 7L:
+                {
+                    var case7 = new CommandBody.LinkUp();
+                    case7.Value = global::Wiregen.Protocols.Dnp.LinkId.Read(r);
+                    value = case7;
+                    break;
+                }
+                case 8L:
+                {
+                    var case8 = new CommandBody.LinkDown();
+                    case8.Value = global::Wiregen.Protocols.Dnp.LinkId.Read(r);
+                    value = case8;
+                    break;
+                }
+                case 9L:
+                {
+                    var case9 = new CommandBody.LinkUpdate();
+                    case9.Value = global::Wiregen.Protocols.Dnp.LinkUpdate.Read(r);
+                    value = case9;
+                    break;
+                }
+                case 10L:
+                {
+                    var case10 = new CommandBody.LongReliableMessage();
+                    case10.Value = global::Wiregen.Protocols.Dnp.LongReliableMessage.Read(r);
+                    value = case10;
+                    break;
+                }
+                case 11L:
+                {
+                    var case11 = new CommandBody.LongLinkState();
+                    case11.Value = global::Wiregen.Protocols.Dnp.LongLinkState.Read(r);
+                    value = case11;
+                    break;
+                }
+                default:
+                {
+                    var case12 = new CommandBody.Other();
+                    case12.Code = (CommandCode)tag;
+                    case12.Value = r.Bytes(r.Remaining, "");
+                    value = case12;
+                    break;
+                }
+            }
+            return value;
         }
 
         public sealed class ConnectionRequest : CommandBody
@@ -1412,431 +1380,11 @@ namespace Wiregen.Protocols.Dnp
             type = (ValueType)r.U8("type");
             TypedValueValue value_;
             long tag1 = (long)type;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new TypedValueValue.SInt8();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.Dnp.SInt8Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new TypedValueValue.UInt8();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.Dnp.UInt8Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case3;
-                    break;
-                }
-                case 2L:
-                {
-                    var case4 = new TypedValueValue.SInt16();
-                    try
-                    {
-                        case4.Value = global::Wiregen.Protocols.Dnp.SInt16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case4;
-                    break;
-                }
-                case 3L:
-                {
-                    var case5 = new TypedValueValue.UInt16();
-                    try
-                    {
-                        case5.Value = global::Wiregen.Protocols.Dnp.UInt16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case5;
-                    break;
-                }
-                case 4L:
-                {
-                    var case6 = new TypedValueValue.SInt32();
-                    try
-                    {
-                        case6.Value = global::Wiregen.Protocols.Dnp.SInt32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case6;
-                    break;
-                }
-                case 5L:
-                {
-                    var case7 = new TypedValueValue.UInt32();
-                    try
-                    {
-                        case7.Value = global::Wiregen.Protocols.Dnp.UInt32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case7;
-                    break;
-                }
-                case 6L:
-                {
-                    var case8 = new TypedValueValue.SInt64();
-                    try
-                    {
-                        case8.Value = global::Wiregen.Protocols.Dnp.SInt64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case8;
-                    break;
-                }
-                case 7L:
-                {
-                    var case9 = new TypedValueValue.UInt64();
-                    try
-                    {
-                        case9.Value = global::Wiregen.Protocols.Dnp.UInt64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case9;
-                    break;
-                }
-                case 8L:
-                {
-                    var case10 = new TypedValueValue.Float16();
-                    try
-                    {
-                        case10.Value = global::Wiregen.Protocols.Dnp.Float16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case10;
-                    break;
-                }
-                case 9L:
-                {
-                    var case11 = new TypedValueValue.Float32();
-                    try
-                    {
-                        case11.Value = global::Wiregen.Protocols.Dnp.Float32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case11;
-                    break;
-                }
-                case 10L:
-                {
-                    var case12 = new TypedValueValue.Float64();
-                    try
-                    {
-                        case12.Value = global::Wiregen.Protocols.Dnp.Float64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case12;
-                    break;
-                }
-                case 11L:
-                {
-                    var case13 = new TypedValueValue.String();
-                    try
-                    {
-                        case13.Value = global::Wiregen.Protocols.Dnp.StringValue.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case13;
-                    break;
-                }
-                case 12L:
-                {
-                    var case14 = new TypedValueValue.Data();
-                    try
-                    {
-                        case14.Value = global::Wiregen.Protocols.Dnp.DataValue.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case14;
-                    break;
-                }
-                case 13L:
-                {
-                    var case15 = new TypedValueValue.Point2S8();
-                    try
-                    {
-                        case15.Value = global::Wiregen.Protocols.Dnp.Point2S8Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case15;
-                    break;
-                }
-                case 14L:
-                {
-                    var case16 = new TypedValueValue.Point2U8();
-                    try
-                    {
-                        case16.Value = global::Wiregen.Protocols.Dnp.Point2U8Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case16;
-                    break;
-                }
-                case 15L:
-                {
-                    var case17 = new TypedValueValue.Point2S16();
-                    try
-                    {
-                        case17.Value = global::Wiregen.Protocols.Dnp.Point2S16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case17;
-                    break;
-                }
-                case 16L:
-                {
-                    var case18 = new TypedValueValue.Point2U16();
-                    try
-                    {
-                        case18.Value = global::Wiregen.Protocols.Dnp.Point2U16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case18;
-                    break;
-                }
-                case 17L:
-                {
-                    var case19 = new TypedValueValue.Point2S32();
-                    try
-                    {
-                        case19.Value = global::Wiregen.Protocols.Dnp.Point2S32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case19;
-                    break;
-                }
-                case 18L:
-                {
-                    var case20 = new TypedValueValue.Point2U32();
-                    try
-                    {
-                        case20.Value = global::Wiregen.Protocols.Dnp.Point2U32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case20;
-                    break;
-                }
-                case 19L:
-                {
-                    var case21 = new TypedValueValue.Point2S64();
-                    try
-                    {
-                        case21.Value = global::Wiregen.Protocols.Dnp.Point2S64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case21;
-                    break;
-                }
-                case 20L:
-                {
-                    var case22 = new TypedValueValue.Point2U64();
-                    try
-                    {
-                        case22.Value = global::Wiregen.Protocols.Dnp.Point2U64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case22;
-                    break;
-                }
-                case 21L:
-                {
-                    var case23 = new TypedValueValue.Point3S8();
-                    try
-                    {
-                        case23.Value = global::Wiregen.Protocols.Dnp.Point3S8Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case23;
-                    break;
-                }
-                case 22L:
-                {
-                    var case24 = new TypedValueValue.Point3U8();
-                    try
-                    {
-                        case24.Value = global::Wiregen.Protocols.Dnp.Point3U8Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case24;
-                    break;
-                }
-                case 23L:
-                {
-                    var case25 = new TypedValueValue.Point3S16();
-                    try
-                    {
-                        case25.Value = global::Wiregen.Protocols.Dnp.Point3S16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case25;
-                    break;
-                }
-                case 24L:
-                {
-                    var case26 = new TypedValueValue.Point3U16();
-                    try
-                    {
-                        case26.Value = global::Wiregen.Protocols.Dnp.Point3U16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case26;
-                    break;
-                }
-                case 25L:
-                {
-                    var case27 = new TypedValueValue.Point3S32();
-                    try
-                    {
-                        case27.Value = global::Wiregen.Protocols.Dnp.Point3S32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case27;
-                    break;
-                }
-                case 26L:
-                {
-                    var case28 = new TypedValueValue.Point3U32();
-                    try
-                    {
-                        case28.Value = global::Wiregen.Protocols.Dnp.Point3U32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case28;
-                    break;
-                }
-                case 27L:
-                {
-                    var case29 = new TypedValueValue.Point3S64();
-                    try
-                    {
-                        case29.Value = global::Wiregen.Protocols.Dnp.Point3S64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case29;
-                    break;
-                }
-                case 28L:
-                {
-                    var case30 = new TypedValueValue.Point3U64();
-                    try
-                    {
-                        case30.Value = global::Wiregen.Protocols.Dnp.Point3U64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case30;
-                    break;
-                }
-                case 29L:
-                {
-                    var case31 = new TypedValueValue.Vector2F16();
-                    try
-                    {
-                        case31.Value = global::Wiregen.Protocols.Dnp.Vector2F16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case31;
-                    break;
-                }
-                case 30L:
-                {
-                    var case32 = new TypedValueValue.Vector2F32();
-                    try
-                    {
-                        case32.Value = global::Wiregen.Protocols.Dnp.Vector2F32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case32;
-                    break;
-                }
-                case 31L:
-                {
-                    var case33 = new TypedValueValue.Vector2F64();
-                    try
-                    {
-                        case33.Value = global::Wiregen.Protocols.Dnp.Vector2F64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case33;
-                    break;
-                }
-                case 32L:
-                {
-                    var case34 = new TypedValueValue.Vector3F16();
-                    try
-                    {
-                        case34.Value = global::Wiregen.Protocols.Dnp.Vector3F16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case34;
-                    break;
-                }
-                case 33L:
-                {
-                    var case35 = new TypedValueValue.Vector3F32();
-                    try
-                    {
-                        case35.Value = global::Wiregen.Protocols.Dnp.Vector3F32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case35;
-                    break;
-                }
-                case 34L:
-                {
-                    var case36 = new TypedValueValue.Vector3F64();
-                    try
-                    {
-                        case36.Value = global::Wiregen.Protocols.Dnp.Vector3F64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case36;
-                    break;
-                }
-                case 35L:
-                {
-                    var case37 = new TypedValueValue.QuaternionF16();
-                    try
-                    {
-                        case37.Value = global::Wiregen.Protocols.Dnp.QuaternionF16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case37;
-                    break;
-                }
-                case 36L:
-                {
-                    var case38 = new TypedValueValue.QuaternionF32();
-                    try
-                    {
-                        case38.Value = global::Wiregen.Protocols.Dnp.QuaternionF32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case38;
-                    break;
-                }
-                case 37L:
-                {
-                    var case39 = new TypedValueValue.QuaternionF64();
-                    try
-                    {
-                        case39.Value = global::Wiregen.Protocols.Dnp.QuaternionF64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case39;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("value", r.BitPosition, "no case for tag " + tag1);
-                }
+                value_ = TypedValueValue.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("value"); }
             return new TypedValue
             {
                 Value_ = value_,
@@ -1895,6 +1443,286 @@ namespace Wiregen.Protocols.Dnp
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static TypedValueValue Read(WireReader r, long tag)
+        {
+            TypedValueValue value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new TypedValueValue.SInt8();
+                    case0.Value = global::Wiregen.Protocols.Dnp.SInt8Value.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new TypedValueValue.UInt8();
+                    case1.Value = global::Wiregen.Protocols.Dnp.UInt8Value.Read(r);
+                    value = case1;
+                    break;
+                }
+                case 2L:
+                {
+                    var case2 = new TypedValueValue.SInt16();
+                    case2.Value = global::Wiregen.Protocols.Dnp.SInt16Value.Read(r);
+                    value = case2;
+                    break;
+                }
+                case 3L:
+                {
+                    var case3 = new TypedValueValue.UInt16();
+                    case3.Value = global::Wiregen.Protocols.Dnp.UInt16Value.Read(r);
+                    value = case3;
+                    break;
+                }
+                case 4L:
+                {
+                    var case4 = new TypedValueValue.SInt32();
+                    case4.Value = global::Wiregen.Protocols.Dnp.SInt32Value.Read(r);
+                    value = case4;
+                    break;
+                }
+                case 5L:
+                {
+                    var case5 = new TypedValueValue.UInt32();
+                    case5.Value = global::Wiregen.Protocols.Dnp.UInt32Value.Read(r);
+                    value = case5;
+                    break;
+                }
+                case 6L:
+                {
+                    var case6 = new TypedValueValue.SInt64();
+                    case6.Value = global::Wiregen.Protocols.Dnp.SInt64Value.Read(r);
+                    value = case6;
+                    break;
+                }
+                case 7L:
+                {
+                    var case7 = new TypedValueValue.UInt64();
+                    case7.Value = global::Wiregen.Protocols.Dnp.UInt64Value.Read(r);
+                    value = case7;
+                    break;
+                }
+                case 8L:
+                {
+                    var case8 = new TypedValueValue.Float16();
+                    case8.Value = global::Wiregen.Protocols.Dnp.Float16Value.Read(r);
+                    value = case8;
+                    break;
+                }
+                case 9L:
+                {
+                    var case9 = new TypedValueValue.Float32();
+                    case9.Value = global::Wiregen.Protocols.Dnp.Float32Value.Read(r);
+                    value = case9;
+                    break;
+                }
+                case 10L:
+                {
+                    var case10 = new TypedValueValue.Float64();
+                    case10.Value = global::Wiregen.Protocols.Dnp.Float64Value.Read(r);
+                    value = case10;
+                    break;
+                }
+                case 11L:
+                {
+                    var case11 = new TypedValueValue.String();
+                    case11.Value = global::Wiregen.Protocols.Dnp.StringValue.Read(r);
+                    value = case11;
+                    break;
+                }
+                case 12L:
+                {
+                    var case12 = new TypedValueValue.Data();
+                    case12.Value = global::Wiregen.Protocols.Dnp.DataValue.Read(r);
+                    value = case12;
+                    break;
+                }
+                case 13L:
+                {
+                    var case13 = new TypedValueValue.Point2S8();
+                    case13.Value = global::Wiregen.Protocols.Dnp.Point2S8Value.Read(r);
+                    value = case13;
+                    break;
+                }
+                case 14L:
+                {
+                    var case14 = new TypedValueValue.Point2U8();
+                    case14.Value = global::Wiregen.Protocols.Dnp.Point2U8Value.Read(r);
+                    value = case14;
+                    break;
+                }
+                case 15L:
+                {
+                    var case15 = new TypedValueValue.Point2S16();
+                    case15.Value = global::Wiregen.Protocols.Dnp.Point2S16Value.Read(r);
+                    value = case15;
+                    break;
+                }
+                case 16L:
+                {
+                    var case16 = new TypedValueValue.Point2U16();
+                    case16.Value = global::Wiregen.Protocols.Dnp.Point2U16Value.Read(r);
+                    value = case16;
+                    break;
+                }
+                case 17L:
+                {
+                    var case17 = new TypedValueValue.Point2S32();
+                    case17.Value = global::Wiregen.Protocols.Dnp.Point2S32Value.Read(r);
+                    value = case17;
+                    break;
+                }
+                case 18L:
+                {
+                    var case18 = new TypedValueValue.Point2U32();
+                    case18.Value = global::Wiregen.Protocols.Dnp.Point2U32Value.Read(r);
+                    value = case18;
+                    break;
+                }
+                case 19L:
+                {
+                    var case19 = new TypedValueValue.Point2S64();
+                    case19.Value = global::Wiregen.Protocols.Dnp.Point2S64Value.Read(r);
+                    value = case19;
+                    break;
+                }
+                case 20L:
+                {
+                    var case20 = new TypedValueValue.Point2U64();
+                    case20.Value = global::Wiregen.Protocols.Dnp.Point2U64Value.Read(r);
+                    value = case20;
+                    break;
+                }
+                case 21L:
+                {
+                    var case21 = new TypedValueValue.Point3S8();
+                    case21.Value = global::Wiregen.Protocols.Dnp.Point3S8Value.Read(r);
+                    value = case21;
+                    break;
+                }
+                case 22L:
+                {
+                    var case22 = new TypedValueValue.Point3U8();
+                    case22.Value = global::Wiregen.Protocols.Dnp.Point3U8Value.Read(r);
+                    value = case22;
+                    break;
+                }
+                case 23L:
+                {
+                    var case23 = new TypedValueValue.Point3S16();
+                    case23.Value = global::Wiregen.Protocols.Dnp.Point3S16Value.Read(r);
+                    value = case23;
+                    break;
+                }
+                case 24L:
+                {
+                    var case24 = new TypedValueValue.Point3U16();
+                    case24.Value = global::Wiregen.Protocols.Dnp.Point3U16Value.Read(r);
+                    value = case24;
+                    break;
+                }
+                case 25L:
+                {
+                    var case25 = new TypedValueValue.Point3S32();
+                    case25.Value = global::Wiregen.Protocols.Dnp.Point3S32Value.Read(r);
+                    value = case25;
+                    break;
+                }
+                case 26L:
+                {
+                    var case26 = new TypedValueValue.Point3U32();
+                    case26.Value = global::Wiregen.Protocols.Dnp.Point3U32Value.Read(r);
+                    value = case26;
+                    break;
+                }
+                case 27L:
+                {
+                    var case27 = new TypedValueValue.Point3S64();
+                    case27.Value = global::Wiregen.Protocols.Dnp.Point3S64Value.Read(r);
+                    value = case27;
+                    break;
+                }
+                case 28L:
+                {
+                    var case28 = new TypedValueValue.Point3U64();
+                    case28.Value = global::Wiregen.Protocols.Dnp.Point3U64Value.Read(r);
+                    value = case28;
+                    break;
+                }
+                case 29L:
+                {
+                    var case29 = new TypedValueValue.Vector2F16();
+                    case29.Value = global::Wiregen.Protocols.Dnp.Vector2F16Value.Read(r);
+                    value = case29;
+                    break;
+                }
+                case 30L:
+                {
+                    var case30 = new TypedValueValue.Vector2F32();
+                    case30.Value = global::Wiregen.Protocols.Dnp.Vector2F32Value.Read(r);
+                    value = case30;
+                    break;
+                }
+                case 31L:
+                {
+                    var case31 = new TypedValueValue.Vector2F64();
+                    case31.Value = global::Wiregen.Protocols.Dnp.Vector2F64Value.Read(r);
+                    value = case31;
+                    break;
+                }
+                case 32L:
+                {
+                    var case32 = new TypedValueValue.Vector3F16();
+                    case32.Value = global::Wiregen.Protocols.Dnp.Vector3F16Value.Read(r);
+                    value = case32;
+                    break;
+                }
+                case 33L:
+                {
+                    var case33 = new TypedValueValue.Vector3F32();
+                    case33.Value = global::Wiregen.Protocols.Dnp.Vector3F32Value.Read(r);
+                    value = case33;
+                    break;
+                }
+                case 34L:
+                {
+                    var case34 = new TypedValueValue.Vector3F64();
+                    case34.Value = global::Wiregen.Protocols.Dnp.Vector3F64Value.Read(r);
+                    value = case34;
+                    break;
+                }
+                case 35L:
+                {
+                    var case35 = new TypedValueValue.QuaternionF16();
+                    case35.Value = global::Wiregen.Protocols.Dnp.QuaternionF16Value.Read(r);
+                    value = case35;
+                    break;
+                }
+                case 36L:
+                {
+                    var case36 = new TypedValueValue.QuaternionF32();
+                    case36.Value = global::Wiregen.Protocols.Dnp.QuaternionF32Value.Read(r);
+                    value = case36;
+                    break;
+                }
+                case 37L:
+                {
+                    var case37 = new TypedValueValue.QuaternionF64();
+                    case37.Value = global::Wiregen.Protocols.Dnp.QuaternionF64Value.Read(r);
+                    value = case37;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class SInt8 : TypedValueValue
@@ -3170,431 +2998,11 @@ namespace Wiregen.Protocols.Dnp
             index = (ushort)r.UInt(2, false, "index");
             TypedValueValue value_;
             long tag1 = (long)r.Item(0, (long)index, "value");
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new TypedValueValue.SInt8();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.Dnp.SInt8Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new TypedValueValue.UInt8();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.Dnp.UInt8Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case3;
-                    break;
-                }
-                case 2L:
-                {
-                    var case4 = new TypedValueValue.SInt16();
-                    try
-                    {
-                        case4.Value = global::Wiregen.Protocols.Dnp.SInt16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case4;
-                    break;
-                }
-                case 3L:
-                {
-                    var case5 = new TypedValueValue.UInt16();
-                    try
-                    {
-                        case5.Value = global::Wiregen.Protocols.Dnp.UInt16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case5;
-                    break;
-                }
-                case 4L:
-                {
-                    var case6 = new TypedValueValue.SInt32();
-                    try
-                    {
-                        case6.Value = global::Wiregen.Protocols.Dnp.SInt32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case6;
-                    break;
-                }
-                case 5L:
-                {
-                    var case7 = new TypedValueValue.UInt32();
-                    try
-                    {
-                        case7.Value = global::Wiregen.Protocols.Dnp.UInt32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case7;
-                    break;
-                }
-                case 6L:
-                {
-                    var case8 = new TypedValueValue.SInt64();
-                    try
-                    {
-                        case8.Value = global::Wiregen.Protocols.Dnp.SInt64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case8;
-                    break;
-                }
-                case 7L:
-                {
-                    var case9 = new TypedValueValue.UInt64();
-                    try
-                    {
-                        case9.Value = global::Wiregen.Protocols.Dnp.UInt64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case9;
-                    break;
-                }
-                case 8L:
-                {
-                    var case10 = new TypedValueValue.Float16();
-                    try
-                    {
-                        case10.Value = global::Wiregen.Protocols.Dnp.Float16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case10;
-                    break;
-                }
-                case 9L:
-                {
-                    var case11 = new TypedValueValue.Float32();
-                    try
-                    {
-                        case11.Value = global::Wiregen.Protocols.Dnp.Float32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case11;
-                    break;
-                }
-                case 10L:
-                {
-                    var case12 = new TypedValueValue.Float64();
-                    try
-                    {
-                        case12.Value = global::Wiregen.Protocols.Dnp.Float64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case12;
-                    break;
-                }
-                case 11L:
-                {
-                    var case13 = new TypedValueValue.String();
-                    try
-                    {
-                        case13.Value = global::Wiregen.Protocols.Dnp.StringValue.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case13;
-                    break;
-                }
-                case 12L:
-                {
-                    var case14 = new TypedValueValue.Data();
-                    try
-                    {
-                        case14.Value = global::Wiregen.Protocols.Dnp.DataValue.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case14;
-                    break;
-                }
-                case 13L:
-                {
-                    var case15 = new TypedValueValue.Point2S8();
-                    try
-                    {
-                        case15.Value = global::Wiregen.Protocols.Dnp.Point2S8Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case15;
-                    break;
-                }
-                case 14L:
-                {
-                    var case16 = new TypedValueValue.Point2U8();
-                    try
-                    {
-                        case16.Value = global::Wiregen.Protocols.Dnp.Point2U8Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case16;
-                    break;
-                }
-                case 15L:
-                {
-                    var case17 = new TypedValueValue.Point2S16();
-                    try
-                    {
-                        case17.Value = global::Wiregen.Protocols.Dnp.Point2S16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case17;
-                    break;
-                }
-                case 16L:
-                {
-                    var case18 = new TypedValueValue.Point2U16();
-                    try
-                    {
-                        case18.Value = global::Wiregen.Protocols.Dnp.Point2U16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case18;
-                    break;
-                }
-                case 17L:
-                {
-                    var case19 = new TypedValueValue.Point2S32();
-                    try
-                    {
-                        case19.Value = global::Wiregen.Protocols.Dnp.Point2S32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case19;
-                    break;
-                }
-                case 18L:
-                {
-                    var case20 = new TypedValueValue.Point2U32();
-                    try
-                    {
-                        case20.Value = global::Wiregen.Protocols.Dnp.Point2U32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case20;
-                    break;
-                }
-                case 19L:
-                {
-                    var case21 = new TypedValueValue.Point2S64();
-                    try
-                    {
-                        case21.Value = global::Wiregen.Protocols.Dnp.Point2S64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case21;
-                    break;
-                }
-                case 20L:
-                {
-                    var case22 = new TypedValueValue.Point2U64();
-                    try
-                    {
-                        case22.Value = global::Wiregen.Protocols.Dnp.Point2U64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case22;
-                    break;
-                }
-                case 21L:
-                {
-                    var case23 = new TypedValueValue.Point3S8();
-                    try
-                    {
-                        case23.Value = global::Wiregen.Protocols.Dnp.Point3S8Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case23;
-                    break;
-                }
-                case 22L:
-                {
-                    var case24 = new TypedValueValue.Point3U8();
-                    try
-                    {
-                        case24.Value = global::Wiregen.Protocols.Dnp.Point3U8Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case24;
-                    break;
-                }
-                case 23L:
-                {
-                    var case25 = new TypedValueValue.Point3S16();
-                    try
-                    {
-                        case25.Value = global::Wiregen.Protocols.Dnp.Point3S16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case25;
-                    break;
-                }
-                case 24L:
-                {
-                    var case26 = new TypedValueValue.Point3U16();
-                    try
-                    {
-                        case26.Value = global::Wiregen.Protocols.Dnp.Point3U16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case26;
-                    break;
-                }
-                case 25L:
-                {
-                    var case27 = new TypedValueValue.Point3S32();
-                    try
-                    {
-                        case27.Value = global::Wiregen.Protocols.Dnp.Point3S32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case27;
-                    break;
-                }
-                case 26L:
-                {
-                    var case28 = new TypedValueValue.Point3U32();
-                    try
-                    {
-                        case28.Value = global::Wiregen.Protocols.Dnp.Point3U32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case28;
-                    break;
-                }
-                case 27L:
-                {
-                    var case29 = new TypedValueValue.Point3S64();
-                    try
-                    {
-                        case29.Value = global::Wiregen.Protocols.Dnp.Point3S64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case29;
-                    break;
-                }
-                case 28L:
-                {
-                    var case30 = new TypedValueValue.Point3U64();
-                    try
-                    {
-                        case30.Value = global::Wiregen.Protocols.Dnp.Point3U64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case30;
-                    break;
-                }
-                case 29L:
-                {
-                    var case31 = new TypedValueValue.Vector2F16();
-                    try
-                    {
-                        case31.Value = global::Wiregen.Protocols.Dnp.Vector2F16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case31;
-                    break;
-                }
-                case 30L:
-                {
-                    var case32 = new TypedValueValue.Vector2F32();
-                    try
-                    {
-                        case32.Value = global::Wiregen.Protocols.Dnp.Vector2F32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case32;
-                    break;
-                }
-                case 31L:
-                {
-                    var case33 = new TypedValueValue.Vector2F64();
-                    try
-                    {
-                        case33.Value = global::Wiregen.Protocols.Dnp.Vector2F64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case33;
-                    break;
-                }
-                case 32L:
-                {
-                    var case34 = new TypedValueValue.Vector3F16();
-                    try
-                    {
-                        case34.Value = global::Wiregen.Protocols.Dnp.Vector3F16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case34;
-                    break;
-                }
-                case 33L:
-                {
-                    var case35 = new TypedValueValue.Vector3F32();
-                    try
-                    {
-                        case35.Value = global::Wiregen.Protocols.Dnp.Vector3F32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case35;
-                    break;
-                }
-                case 34L:
-                {
-                    var case36 = new TypedValueValue.Vector3F64();
-                    try
-                    {
-                        case36.Value = global::Wiregen.Protocols.Dnp.Vector3F64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case36;
-                    break;
-                }
-                case 35L:
-                {
-                    var case37 = new TypedValueValue.QuaternionF16();
-                    try
-                    {
-                        case37.Value = global::Wiregen.Protocols.Dnp.QuaternionF16Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case37;
-                    break;
-                }
-                case 36L:
-                {
-                    var case38 = new TypedValueValue.QuaternionF32();
-                    try
-                    {
-                        case38.Value = global::Wiregen.Protocols.Dnp.QuaternionF32Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case38;
-                    break;
-                }
-                case 37L:
-                {
-                    var case39 = new TypedValueValue.QuaternionF64();
-                    try
-                    {
-                        case39.Value = global::Wiregen.Protocols.Dnp.QuaternionF64Value.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case39;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("value", r.BitPosition, "no case for tag " + tag1);
-                }
+                value_ = TypedValueValue.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("value"); }
             return new IndexedValue
             {
                 Index = index,

@@ -497,35 +497,11 @@ namespace Wiregen.Protocols.GameProtocol
             variant = (byte)r.Bits(1, false, "variant");
             ServerMessageBody body;
             long tag1 = (long)variant;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new ServerMessageBody.Event();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.GameProtocol.Event.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new ServerMessageBody.Response();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.GameProtocol.Response.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("body", r.BitPosition, "no case for tag " + tag1);
-                }
+                body = ServerMessageBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new ServerMessage
             {
                 Body = body,
@@ -584,6 +560,34 @@ namespace Wiregen.Protocols.GameProtocol
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static ServerMessageBody Read(WireReader r, long tag)
+        {
+            ServerMessageBody value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new ServerMessageBody.Event();
+                    case0.Value = global::Wiregen.Protocols.GameProtocol.Event.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new ServerMessageBody.Response();
+                    case1.Value = global::Wiregen.Protocols.GameProtocol.Response.Read(r);
+                    value = case1;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Event : ServerMessageBody
@@ -776,35 +780,11 @@ namespace Wiregen.Protocols.GameProtocol
             variant = (byte)r.Bits(1, false, "variant");
             EventKindBody body;
             long tag1 = (long)variant;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new EventKindBody.Snapshot();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.GameProtocol.Snapshot.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new EventKindBody.GameOver();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.GameProtocol.GameOver.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("body", r.BitPosition, "no case for tag " + tag1);
-                }
+                body = EventKindBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new EventKind
             {
                 Body = body,
@@ -863,6 +843,34 @@ namespace Wiregen.Protocols.GameProtocol
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static EventKindBody Read(WireReader r, long tag)
+        {
+            EventKindBody value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new EventKindBody.Snapshot();
+                    case0.Value = global::Wiregen.Protocols.GameProtocol.Snapshot.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new EventKindBody.GameOver();
+                    case1.Value = global::Wiregen.Protocols.GameProtocol.GameOver.Read(r);
+                    value = case1;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Snapshot : EventKindBody
@@ -1238,41 +1246,11 @@ namespace Wiregen.Protocols.GameProtocol
             variant = (byte)r.Bits(2, false, "variant");
             EntityKindBody body;
             long tag1 = (long)variant;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new EntityKindBody.Object();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.GameProtocol.Object.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new EntityKindBody.Player();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.GameProtocol.Player.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                case 2L:
-                {
-                    var case4 = new EntityKindBody.Dead();
-                    body = case4;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("body", r.BitPosition, "no case for tag " + tag1);
-                }
+                body = EntityKindBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new EntityKind
             {
                 Body = body,
@@ -1331,6 +1309,40 @@ namespace Wiregen.Protocols.GameProtocol
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static EntityKindBody Read(WireReader r, long tag)
+        {
+            EntityKindBody value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new EntityKindBody.Object();
+                    case0.Value = global::Wiregen.Protocols.GameProtocol.Object.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new EntityKindBody.Player();
+                    case1.Value = global::Wiregen.Protocols.GameProtocol.Player.Read(r);
+                    value = case1;
+                    break;
+                }
+                case 2L:
+                {
+                    var case2 = new EntityKindBody.Dead();
+                    value = case2;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Object : EntityKindBody
@@ -1930,41 +1942,11 @@ namespace Wiregen.Protocols.GameProtocol
             variant = (byte)r.Bits(2, false, "variant");
             ResponseKindBody body;
             long tag1 = (long)variant;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new ResponseKindBody.Error();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.GameProtocol.Error.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new ResponseKindBody.Pong();
-                    body = case3;
-                    break;
-                }
-                case 2L:
-                {
-                    var case4 = new ResponseKindBody.Connect();
-                    try
-                    {
-                        case4.Value = global::Wiregen.Protocols.GameProtocol.Connect.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case4;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("body", r.BitPosition, "no case for tag " + tag1);
-                }
+                body = ResponseKindBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new ResponseKind
             {
                 Body = body,
@@ -2023,6 +2005,40 @@ namespace Wiregen.Protocols.GameProtocol
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static ResponseKindBody Read(WireReader r, long tag)
+        {
+            ResponseKindBody value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new ResponseKindBody.Error();
+                    case0.Value = global::Wiregen.Protocols.GameProtocol.Error.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new ResponseKindBody.Pong();
+                    value = case1;
+                    break;
+                }
+                case 2L:
+                {
+                    var case2 = new ResponseKindBody.Connect();
+                    case2.Value = global::Wiregen.Protocols.GameProtocol.Connect.Read(r);
+                    value = case2;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Error : ResponseKindBody
@@ -2318,35 +2334,11 @@ namespace Wiregen.Protocols.GameProtocol
             variant = (byte)r.Bits(1, false, "variant");
             ClientMessageBody body;
             long tag1 = (long)variant;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new ClientMessageBody.Request();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.GameProtocol.Request.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new ClientMessageBody.Action();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.GameProtocol.Action.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("body", r.BitPosition, "no case for tag " + tag1);
-                }
+                body = ClientMessageBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new ClientMessage
             {
                 Body = body,
@@ -2405,6 +2397,34 @@ namespace Wiregen.Protocols.GameProtocol
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static ClientMessageBody Read(WireReader r, long tag)
+        {
+            ClientMessageBody value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new ClientMessageBody.Request();
+                    case0.Value = global::Wiregen.Protocols.GameProtocol.Request.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new ClientMessageBody.Action();
+                    case1.Value = global::Wiregen.Protocols.GameProtocol.Action.Read(r);
+                    value = case1;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Request : ClientMessageBody
@@ -2594,25 +2614,11 @@ namespace Wiregen.Protocols.GameProtocol
             variant = (byte)r.Bits(1, false, "variant");
             RequestKindBody body;
             long tag1 = (long)variant;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new RequestKindBody.Ping();
-                    body = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new RequestKindBody.Init();
-                    body = case3;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("body", r.BitPosition, "no case for tag " + tag1);
-                }
+                body = RequestKindBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new RequestKind
             {
                 Body = body,
@@ -2671,6 +2677,32 @@ namespace Wiregen.Protocols.GameProtocol
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static RequestKindBody Read(WireReader r, long tag)
+        {
+            RequestKindBody value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new RequestKindBody.Ping();
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new RequestKindBody.Init();
+                    value = case1;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Ping : RequestKindBody
@@ -2756,46 +2788,11 @@ namespace Wiregen.Protocols.GameProtocol
             variant = (byte)r.Bits(2, false, "variant");
             ActionBody body;
             long tag1 = (long)variant;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new ActionBody.Break();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.GameProtocol.Break.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new ActionBody.Throw();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.GameProtocol.Throw.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                case 2L:
-                {
-                    var case4 = new ActionBody.Move();
-                    try
-                    {
-                        case4.Value = global::Wiregen.Protocols.GameProtocol.Move.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case4;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("body", r.BitPosition, "no case for tag " + tag1);
-                }
+                body = ActionBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new Action
             {
                 Body = body,
@@ -2854,6 +2851,41 @@ namespace Wiregen.Protocols.GameProtocol
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static ActionBody Read(WireReader r, long tag)
+        {
+            ActionBody value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new ActionBody.Break();
+                    case0.Value = global::Wiregen.Protocols.GameProtocol.Break.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new ActionBody.Throw();
+                    case1.Value = global::Wiregen.Protocols.GameProtocol.Throw.Read(r);
+                    value = case1;
+                    break;
+                }
+                case 2L:
+                {
+                    var case2 = new ActionBody.Move();
+                    case2.Value = global::Wiregen.Protocols.GameProtocol.Move.Read(r);
+                    value = case2;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Break : ActionBody

@@ -217,134 +217,11 @@ namespace Wiregen.Protocols.Riptide21
             header = HeaderKindNames.Known((HeaderKind)(byte)r.Bits(4, false, "header"), r, "header");
             MessageBody body;
             long tag1 = (long)header;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new MessageBody.Unreliable();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.Riptide21.UserMessage.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new MessageBody.Ack();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.Riptide21.Ack.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                case 2L:
-                {
-                    var case4 = new MessageBody.Connect();
-                    try
-                    {
-                        case4.Value = global::Wiregen.Protocols.Riptide21.Connect.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case4;
-                    break;
-                }
-                case 3L:
-                {
-                    var case5 = new MessageBody.Reject();
-                    try
-                    {
-                        case5.Value = global::Wiregen.Protocols.Riptide21.Reject.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case5;
-                    break;
-                }
-                case 4L:
-                {
-                    var case6 = new MessageBody.Heartbeat();
-                    try
-                    {
-                        case6.Value = global::Wiregen.Protocols.Riptide21.Heartbeat.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case6;
-                    break;
-                }
-                case 5L:
-                {
-                    var case7 = new MessageBody.Disconnect();
-                    try
-                    {
-                        case7.Value = global::Wiregen.Protocols.Riptide21.Disconnect.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case7;
-                    break;
-                }
-                case 6L:
-                {
-                    var case8 = new MessageBody.Notify();
-                    try
-                    {
-                        case8.Value = global::Wiregen.Protocols.Riptide21.Notify.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case8;
-                    break;
-                }
-                case 7L:
-                {
-                    var case9 = new MessageBody.Reliable();
-                    try
-                    {
-                        case9.Value = global::Wiregen.Protocols.Riptide21.ReliableUserMessage.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case9;
-                    break;
-                }
-                case 8L:
-                {
-                    var case10 = new MessageBody.Welcome();
-                    try
-                    {
-                        case10.Value = global::Wiregen.Protocols.Riptide21.ClientId.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case10;
-                    break;
-                }
-                case 9L:
-                {
-                    var case11 = new MessageBody.ClientConnected();
-                    try
-                    {
-                        case11.Value = global::Wiregen.Protocols.Riptide21.ClientId.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case11;
-                    break;
-                }
-                case 10L:
-                {
-                    var case12 = new MessageBody.ClientDisconnected();
-                    try
-                    {
-                        case12.Value = global::Wiregen.Protocols.Riptide21.ClientId.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case12;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("body", r.BitPosition, "no case for tag " + tag1);
-                }
+                body = MessageBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new Message
             {
                 Body = body,
@@ -406,6 +283,97 @@ namespace Wiregen.Protocols.Riptide21
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static MessageBody Read(WireReader r, long tag)
+        {
+            MessageBody value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new MessageBody.Unreliable();
+                    case0.Value = global::Wiregen.Protocols.Riptide21.UserMessage.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new MessageBody.Ack();
+                    case1.Value = global::Wiregen.Protocols.Riptide21.Ack.Read(r);
+                    value = case1;
+                    break;
+                }
+                case 2L:
+                {
+                    var case2 = new MessageBody.Connect();
+                    case2.Value = global::Wiregen.Protocols.Riptide21.Connect.Read(r);
+                    value = case2;
+                    break;
+                }
+                case 3L:
+                {
+                    var case3 = new MessageBody.Reject();
+                    case3.Value = global::Wiregen.Protocols.Riptide21.Reject.Read(r);
+                    value = case3;
+                    break;
+                }
+                case 4L:
+                {
+                    var case4 = new MessageBody.Heartbeat();
+                    case4.Value = global::Wiregen.Protocols.Riptide21.Heartbeat.Read(r);
+                    value = case4;
+                    break;
+                }
+                case 5L:
+                {
+                    var case5 = new MessageBody.Disconnect();
+                    case5.Value = global::Wiregen.Protocols.Riptide21.Disconnect.Read(r);
+                    value = case5;
+                    break;
+                }
+                case 6L:
+                {
+                    var case6 = new MessageBody.Notify();
+                    case6.Value = global::Wiregen.Protocols.Riptide21.Notify.Read(r);
+                    value = case6;
+                    break;
+                }
+                case 7L:
+                {
+                    var case7 = new MessageBody.Reliable();
+                    case7.Value = global::Wiregen.Protocols.Riptide21.ReliableUserMessage.Read(r);
+                    value = case7;
+                    break;
+                }
+                case 8L:
+                {
+                    var case8 = new MessageBody.Welcome();
+                    case8.Value = global::Wiregen.Protocols.Riptide21.ClientId.Read(r);
+                    value = case8;
+                    break;
+                }
+                case 9L:
+                {
+                    var case9 = new MessageBody.ClientConnected();
+                    case9.Value = global::Wiregen.Protocols.Riptide21.ClientId.Read(r);
+                    value = case9;
+                    break;
+                }
+                case 10L:
+                {
+                    var case10 = new MessageBody.ClientDisconnected();
+                    case10.Value = global::Wiregen.Protocols.Riptide21.ClientId.Read(r);
+                    value = case10;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Unreliable : MessageBody
@@ -1304,35 +1272,11 @@ namespace Wiregen.Protocols.Riptide21
         {
             HeartbeatForm form;
             long tag1 = (long)r.MessageLength;
-            switch (tag1)
+            try
             {
-                case 4L:
-                {
-                    var case2 = new HeartbeatForm.Client();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.Riptide21.ClientHeartbeat.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("form"); }
-                    form = case2;
-                    break;
-                }
-                case 2L:
-                {
-                    var case3 = new HeartbeatForm.Server();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.Riptide21.ServerHeartbeat.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("form"); }
-                    form = case3;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("form", r.BitPosition, "no case for tag " + tag1);
-                }
+                form = HeartbeatForm.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("form"); }
             return new Heartbeat
             {
                 Form = form,
@@ -1382,6 +1326,34 @@ namespace Wiregen.Protocols.Riptide21
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static HeartbeatForm Read(WireReader r, long tag)
+        {
+            HeartbeatForm value;
+            switch (tag)
+            {
+                case 4L:
+                {
+                    var case0 = new HeartbeatForm.Client();
+                    case0.Value = global::Wiregen.Protocols.Riptide21.ClientHeartbeat.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 2L:
+                {
+                    var case1 = new HeartbeatForm.Server();
+                    case1.Value = global::Wiregen.Protocols.Riptide21.ServerHeartbeat.Read(r);
+                    value = case1;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Client : HeartbeatForm
@@ -1641,26 +1613,11 @@ namespace Wiregen.Protocols.Riptide21
         {
             DisconnectForm form;
             long tag1 = (long)r.MessageLength;
-            switch (tag1)
+            try
             {
-                case 1L:
-                {
-                    var case2 = new DisconnectForm.Client();
-                    form = case2;
-                    break;
-                }
-                default:
-                {
-                    var case3 = new DisconnectForm.Server();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.Riptide21.ServerDisconnect.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("form"); }
-                    form = case3;
-                    break;
-                }
+                form = DisconnectForm.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("form"); }
             return new Disconnect
             {
                 Form = form,
@@ -1710,6 +1667,29 @@ namespace Wiregen.Protocols.Riptide21
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static DisconnectForm Read(WireReader r, long tag)
+        {
+            DisconnectForm value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new DisconnectForm.Client();
+                    value = case0;
+                    break;
+                }
+                default:
+                {
+                    var case1 = new DisconnectForm.Server();
+                    case1.Value = global::Wiregen.Protocols.Riptide21.ServerDisconnect.Read(r);
+                    value = case1;
+                    break;
+                }
+            }
+            return value;
         }
 
         public sealed class Client : DisconnectForm

@@ -239,78 +239,11 @@ namespace Wiregen.Protocols.Rtype
             }
             else
             {
-                switch (tag2)
+                try
                 {
-                    case 1L:
-                    {
-                        var case4 = new PacketPayload.ReqLogin();
-                        try
-                        {
-                            case4.Value = global::Wiregen.Protocols.Rtype.ReqLogin.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case4;
-                        break;
-                    }
-                    case 2L:
-                    {
-                        var case5 = new PacketPayload.ResLogin();
-                        try
-                        {
-                            case5.Value = global::Wiregen.Protocols.Rtype.ResLogin.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case5;
-                        break;
-                    }
-                    case 3L:
-                    {
-                        var case6 = new PacketPayload.ReqJoinRoom();
-                        try
-                        {
-                            case6.Value = global::Wiregen.Protocols.Rtype.ReqJoinRoom.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case6;
-                        break;
-                    }
-                    case 16L:
-                    {
-                        var case7 = new PacketPayload.CInput();
-                        try
-                        {
-                            case7.Value = global::Wiregen.Protocols.Rtype.CInput.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case7;
-                        break;
-                    }
-                    case 17L:
-                    {
-                        var case8 = new PacketPayload.SEntityState();
-                        try
-                        {
-                            case8.Value = global::Wiregen.Protocols.Rtype.SEntityState.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case8;
-                        break;
-                    }
-                    case 255L:
-                    {
-                        var case9 = new PacketPayload.Ack();
-                        payload = case9;
-                        break;
-                    }
-                    default:
-                    {
-                        var case10 = new PacketPayload.Other();
-                        case10.Command = (Command)tag2;
-                        case10.Value = r.Bytes(r.Remaining, "payload");
-                        payload = case10;
-                        break;
-                    }
+                    payload = PacketPayload.Read(r, tag2);
                 }
+                catch (DecodeException e) { throw e.Within("payload"); }
             }
             r.Unlimit(saved1, "payload");
             ulong checksumComputed = r.Checksum(ChecksumAlgo, start, r.Position, checksumPos, 2);
@@ -421,6 +354,65 @@ namespace Wiregen.Protocols.Rtype
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static PacketPayload Read(WireReader r, long tag)
+        {
+            PacketPayload value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new PacketPayload.ReqLogin();
+                    case0.Value = global::Wiregen.Protocols.Rtype.ReqLogin.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 2L:
+                {
+                    var case1 = new PacketPayload.ResLogin();
+                    case1.Value = global::Wiregen.Protocols.Rtype.ResLogin.Read(r);
+                    value = case1;
+                    break;
+                }
+                case 3L:
+                {
+                    var case2 = new PacketPayload.ReqJoinRoom();
+                    case2.Value = global::Wiregen.Protocols.Rtype.ReqJoinRoom.Read(r);
+                    value = case2;
+                    break;
+                }
+                case 16L:
+                {
+                    var case3 = new PacketPayload.CInput();
+                    case3.Value = global::Wiregen.Protocols.Rtype.CInput.Read(r);
+                    value = case3;
+                    break;
+                }
+                case 17L:
+                {
+                    var case4 = new PacketPayload.SEntityState();
+                    case4.Value = global::Wiregen.Protocols.Rtype.SEntityState.Read(r);
+                    value = case4;
+                    break;
+                }
+                case 255L:
+                {
+                    var case5 = new PacketPayload.Ack();
+                    value = case5;
+                    break;
+                }
+                default:
+                {
+                    var case6 = new PacketPayload.Other();
+                    case6.Command = (Command)tag;
+                    case6.Value = r.Bytes(r.Remaining, "");
+                    value = case6;
+                    break;
+                }
+            }
+            return value;
         }
 
         public sealed class ReqLogin : PacketPayload

@@ -394,167 +394,11 @@ namespace Wiregen.Protocols.RtypeImpl
             }
             else
             {
-                switch (tag2)
+                try
                 {
-                    case 1L:
-                    {
-                        var case4 = new PacketPayload.ReqLogin();
-                        try
-                        {
-                            case4.Value = global::Wiregen.Protocols.RtypeImpl.ReqLogin.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case4;
-                        break;
-                    }
-                    case 2L:
-                    {
-                        var case5 = new PacketPayload.ResLogin();
-                        try
-                        {
-                            case5.Value = global::Wiregen.Protocols.RtypeImpl.ResLogin.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case5;
-                        break;
-                    }
-                    case 16L:
-                    {
-                        var case6 = new PacketPayload.CInput();
-                        try
-                        {
-                            case6.Value = global::Wiregen.Protocols.RtypeImpl.CInput.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case6;
-                        break;
-                    }
-                    case 17L:
-                    {
-                        var case7 = new PacketPayload.SEntityState();
-                        try
-                        {
-                            case7.Value = global::Wiregen.Protocols.RtypeImpl.SEntityState.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case7;
-                        break;
-                    }
-                    case 255L:
-                    {
-                        var case8 = new PacketPayload.Ack();
-                        payload = case8;
-                        break;
-                    }
-                    case 3L:
-                    {
-                        var case9 = new PacketPayload.ReqLogout();
-                        try
-                        {
-                            case9.Value = global::Wiregen.Protocols.RtypeImpl.ReqLogout.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case9;
-                        break;
-                    }
-                    case 4L:
-                    {
-                        var case10 = new PacketPayload.Heartbeat();
-                        payload = case10;
-                        break;
-                    }
-                    case 7L:
-                    {
-                        var case11 = new PacketPayload.ReqLobbyList();
-                        payload = case11;
-                        break;
-                    }
-                    case 8L:
-                    {
-                        var case12 = new PacketPayload.ResLobbyList();
-                        try
-                        {
-                            case12.Value = global::Wiregen.Protocols.RtypeImpl.ResLobbyList.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case12;
-                        break;
-                    }
-                    case 9L:
-                    {
-                        var case13 = new PacketPayload.ReqCreateLobby();
-                        try
-                        {
-                            case13.Value = global::Wiregen.Protocols.RtypeImpl.ReqCreateLobby.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case13;
-                        break;
-                    }
-                    case 10L:
-                    {
-                        var case14 = new PacketPayload.ResCreateLobby();
-                        try
-                        {
-                            case14.Value = global::Wiregen.Protocols.RtypeImpl.ResCreateLobby.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case14;
-                        break;
-                    }
-                    case 11L:
-                    {
-                        var case15 = new PacketPayload.ReqJoinLobby();
-                        try
-                        {
-                            case15.Value = global::Wiregen.Protocols.RtypeImpl.LobbyRef.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case15;
-                        break;
-                    }
-                    case 12L:
-                    {
-                        var case16 = new PacketPayload.ResJoinLobby();
-                        try
-                        {
-                            case16.Value = global::Wiregen.Protocols.RtypeImpl.ResJoinLobby.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case16;
-                        break;
-                    }
-                    case 13L:
-                    {
-                        var case17 = new PacketPayload.ReqLeaveLobby();
-                        try
-                        {
-                            case17.Value = global::Wiregen.Protocols.RtypeImpl.LobbyRef.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case17;
-                        break;
-                    }
-                    case 14L:
-                    {
-                        var case18 = new PacketPayload.LobbyStateUpdate();
-                        try
-                        {
-                            case18.Value = global::Wiregen.Protocols.RtypeImpl.LobbyStateUpdate.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case18;
-                        break;
-                    }
-                    default:
-                    {
-                        var case19 = new PacketPayload.Other();
-                        case19.Command = (Command)tag2;
-                        case19.Value = r.Bytes(r.Remaining, "payload");
-                        payload = case19;
-                        break;
-                    }
+                    payload = PacketPayload.Read(r, tag2);
                 }
+                catch (DecodeException e) { throw e.Within("payload"); }
             }
             r.Unlimit(saved1, "payload");
             ulong checksumComputed = r.Checksum(ChecksumAlgo, start, r.Position, checksumPos, 2);
@@ -665,6 +509,126 @@ namespace Wiregen.Protocols.RtypeImpl
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static PacketPayload Read(WireReader r, long tag)
+        {
+            PacketPayload value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new PacketPayload.ReqLogin();
+                    case0.Value = global::Wiregen.Protocols.RtypeImpl.ReqLogin.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 2L:
+                {
+                    var case1 = new PacketPayload.ResLogin();
+                    case1.Value = global::Wiregen.Protocols.RtypeImpl.ResLogin.Read(r);
+                    value = case1;
+                    break;
+                }
+                case 16L:
+                {
+                    var case2 = new PacketPayload.CInput();
+                    case2.Value = global::Wiregen.Protocols.RtypeImpl.CInput.Read(r);
+                    value = case2;
+                    break;
+                }
+                case 17L:
+                {
+                    var case3 = new PacketPayload.SEntityState();
+                    case3.Value = global::Wiregen.Protocols.RtypeImpl.SEntityState.Read(r);
+                    value = case3;
+                    break;
+                }
+                case 255L:
+                {
+                    var case4 = new PacketPayload.Ack();
+                    value = case4;
+                    break;
+                }
+                case 3L:
+                {
+                    var case5 = new PacketPayload.ReqLogout();
+                    case5.Value = global::Wiregen.Protocols.RtypeImpl.ReqLogout.Read(r);
+                    value = case5;
+                    break;
+                }
+                case 4L:
+                {
+                    var case6 = new PacketPayload.Heartbeat();
+                    value = case6;
+                    break;
+                }
+                case 7L:
+                {
+                    var case7 = new PacketPayload.ReqLobbyList();
+                    value = case7;
+                    break;
+                }
+                case 8L:
+                {
+                    var case8 = new PacketPayload.ResLobbyList();
+                    case8.Value = global::Wiregen.Protocols.RtypeImpl.ResLobbyList.Read(r);
+                    value = case8;
+                    break;
+                }
+                case 9L:
+                {
+                    var case9 = new PacketPayload.ReqCreateLobby();
+                    case9.Value = global::Wiregen.Protocols.RtypeImpl.ReqCreateLobby.Read(r);
+                    value = case9;
+                    break;
+                }
+                case 10L:
+                {
+                    var case10 = new PacketPayload.ResCreateLobby();
+                    case10.Value = global::Wiregen.Protocols.RtypeImpl.ResCreateLobby.Read(r);
+                    value = case10;
+                    break;
+                }
+                case 11L:
+                {
+                    var case11 = new PacketPayload.ReqJoinLobby();
+                    case11.Value = global::Wiregen.Protocols.RtypeImpl.LobbyRef.Read(r);
+                    value = case11;
+                    break;
+                }
+                case 12L:
+                {
+                    var case12 = new PacketPayload.ResJoinLobby();
+                    case12.Value = global::Wiregen.Protocols.RtypeImpl.ResJoinLobby.Read(r);
+                    value = case12;
+                    break;
+                }
+                case 13L:
+                {
+                    var case13 = new PacketPayload.ReqLeaveLobby();
+                    case13.Value = global::Wiregen.Protocols.RtypeImpl.LobbyRef.Read(r);
+                    value = case13;
+                    break;
+                }
+                case 14L:
+                {
+                    var case14 = new PacketPayload.LobbyStateUpdate();
+                    case14.Value = global::Wiregen.Protocols.RtypeImpl.LobbyStateUpdate.Read(r);
+                    value = case14;
+                    break;
+                }
+                default:
+                {
+                    var case15 = new PacketPayload.Other();
+                    case15.Command = (Command)tag;
+                    case15.Value = r.Bytes(r.Remaining, "");
+                    value = case15;
+                    break;
+                }
+            }
+            return value;
         }
 
         public sealed class ReqLogin : PacketPayload
@@ -1781,47 +1745,11 @@ namespace Wiregen.Protocols.RtypeImpl
             entityId = (uint)r.UInt(4, false, "entity_id");
             DeltaEntryComponent component;
             long tag1 = (long)op;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new DeltaEntryComponent.AddEntity();
-                    component = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new DeltaEntryComponent.RemoveEntity();
-                    component = case3;
-                    break;
-                }
-                case 2L:
-                {
-                    var case4 = new DeltaEntryComponent.SetComponent();
-                    try
-                    {
-                        case4.Value = global::Wiregen.Protocols.RtypeImpl.SetComponent.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("component"); }
-                    component = case4;
-                    break;
-                }
-                case 3L:
-                {
-                    var case5 = new DeltaEntryComponent.RemoveComponent();
-                    try
-                    {
-                        case5.Value = global::Wiregen.Protocols.RtypeImpl.RemoveComponent.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("component"); }
-                    component = case5;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("component", r.BitPosition, "no case for tag " + tag1);
-                }
+                component = DeltaEntryComponent.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("component"); }
             return new DeltaEntry
             {
                 EntityId = entityId,
@@ -1888,6 +1816,46 @@ namespace Wiregen.Protocols.RtypeImpl
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static DeltaEntryComponent Read(WireReader r, long tag)
+        {
+            DeltaEntryComponent value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new DeltaEntryComponent.AddEntity();
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new DeltaEntryComponent.RemoveEntity();
+                    value = case1;
+                    break;
+                }
+                case 2L:
+                {
+                    var case2 = new DeltaEntryComponent.SetComponent();
+                    case2.Value = global::Wiregen.Protocols.RtypeImpl.SetComponent.Read(r);
+                    value = case2;
+                    break;
+                }
+                case 3L:
+                {
+                    var case3 = new DeltaEntryComponent.RemoveComponent();
+                    case3.Value = global::Wiregen.Protocols.RtypeImpl.RemoveComponent.Read(r);
+                    value = case3;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class AddEntity : DeltaEntryComponent
@@ -2022,139 +1990,11 @@ namespace Wiregen.Protocols.RtypeImpl
             int n0 = r.Length((long)dataSize, "data");
             long saved1 = r.Limit(n0, "data");
             long tag2 = (long)componentType;
-            switch (tag2)
+            try
             {
-                case 0L:
-                {
-                    var case3 = new SetComponentData.Bullet();
-                    data = case3;
-                    break;
-                }
-                case 1L:
-                {
-                    var case4 = new SetComponentData.Controllable();
-                    try
-                    {
-                        case4.Value = global::Wiregen.Protocols.RtypeImpl.Controllable.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("data"); }
-                    data = case4;
-                    break;
-                }
-                case 2L:
-                {
-                    var case5 = new SetComponentData.Enemy();
-                    data = case5;
-                    break;
-                }
-                case 3L:
-                {
-                    var case6 = new SetComponentData.Shooter();
-                    try
-                    {
-                        case6.Value = global::Wiregen.Protocols.RtypeImpl.Shooter.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("data"); }
-                    data = case6;
-                    break;
-                }
-                case 4L:
-                {
-                    var case7 = new SetComponentData.Health();
-                    try
-                    {
-                        case7.Value = global::Wiregen.Protocols.RtypeImpl.Health.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("data"); }
-                    data = case7;
-                    break;
-                }
-                case 5L:
-                {
-                    var case8 = new SetComponentData.Hitbox();
-                    try
-                    {
-                        case8.Value = global::Wiregen.Protocols.RtypeImpl.Hitbox.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("data"); }
-                    data = case8;
-                    break;
-                }
-                case 6L:
-                {
-                    var case9 = new SetComponentData.Player();
-                    try
-                    {
-                        case9.Value = global::Wiregen.Protocols.RtypeImpl.PlayerComponent.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("data"); }
-                    data = case9;
-                    break;
-                }
-                case 7L:
-                {
-                    var case10 = new SetComponentData.Replicated();
-                    try
-                    {
-                        case10.Value = global::Wiregen.Protocols.RtypeImpl.Replicated.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("data"); }
-                    data = case10;
-                    break;
-                }
-                case 8L:
-                {
-                    var case11 = new SetComponentData.MovementPattern();
-                    try
-                    {
-                        case11.Value = global::Wiregen.Protocols.RtypeImpl.MovementPattern.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("data"); }
-                    data = case11;
-                    break;
-                }
-                case 9L:
-                {
-                    var case12 = new SetComponentData.Stats();
-                    try
-                    {
-                        case12.Value = global::Wiregen.Protocols.RtypeImpl.Stats.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("data"); }
-                    data = case12;
-                    break;
-                }
-                case 10L:
-                {
-                    var case13 = new SetComponentData.Tag();
-                    try
-                    {
-                        case13.Value = global::Wiregen.Protocols.RtypeImpl.Tag.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("data"); }
-                    data = case13;
-                    break;
-                }
-                case 11L:
-                {
-                    var case14 = new SetComponentData.Transform();
-                    try
-                    {
-                        case14.Value = global::Wiregen.Protocols.RtypeImpl.Transform.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("data"); }
-                    data = case14;
-                    break;
-                }
-                default:
-                {
-                    var case15 = new SetComponentData.Other();
-                    case15.ComponentType = (ComponentType)tag2;
-                    case15.Value = r.Bytes(r.Remaining, "data");
-                    data = case15;
-                    break;
-                }
+                data = SetComponentData.Read(r, tag2);
             }
+            catch (DecodeException e) { throw e.Within("data"); }
             r.Unlimit(saved1, "data");
             return new SetComponent
             {
@@ -2221,6 +2061,106 @@ namespace Wiregen.Protocols.RtypeImpl
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static SetComponentData Read(WireReader r, long tag)
+        {
+            SetComponentData value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new SetComponentData.Bullet();
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new SetComponentData.Controllable();
+                    case1.Value = global::Wiregen.Protocols.RtypeImpl.Controllable.Read(r);
+                    value = case1;
+                    break;
+                }
+                case 2L:
+                {
+                    var case2 = new SetComponentData.Enemy();
+                    value = case2;
+                    break;
+                }
+                case 3L:
+                {
+                    var case3 = new SetComponentData.Shooter();
+                    case3.Value = global::Wiregen.Protocols.RtypeImpl.Shooter.Read(r);
+                    value = case3;
+                    break;
+                }
+                case 4L:
+                {
+                    var case4 = new SetComponentData.Health();
+                    case4.Value = global::Wiregen.Protocols.RtypeImpl.Health.Read(r);
+                    value = case4;
+                    break;
+                }
+                case 5L:
+                {
+                    var case5 = new SetComponentData.Hitbox();
+                    case5.Value = global::Wiregen.Protocols.RtypeImpl.Hitbox.Read(r);
+                    value = case5;
+                    break;
+                }
+                case 6L:
+                {
+                    var case6 = new SetComponentData.Player();
+                    case6.Value = global::Wiregen.Protocols.RtypeImpl.PlayerComponent.Read(r);
+                    value = case6;
+                    break;
+                }
+                case 7L:
+                {
+                    var case7 = new SetComponentData.Replicated();
+                    case7.Value = global::Wiregen.Protocols.RtypeImpl.Replicated.Read(r);
+                    value = case7;
+                    break;
+                }
+                case 8L:
+                {
+                    var case8 = new SetComponentData.MovementPattern();
+                    case8.Value = global::Wiregen.Protocols.RtypeImpl.MovementPattern.Read(r);
+                    value = case8;
+                    break;
+                }
+                case 9L:
+                {
+                    var case9 = new SetComponentData.Stats();
+                    case9.Value = global::Wiregen.Protocols.RtypeImpl.Stats.Read(r);
+                    value = case9;
+                    break;
+                }
+                case 10L:
+                {
+                    var case10 = new SetComponentData.Tag();
+                    case10.Value = global::Wiregen.Protocols.RtypeImpl.Tag.Read(r);
+                    value = case10;
+                    break;
+                }
+                case 11L:
+                {
+                    var case11 = new SetComponentData.Transform();
+                    case11.Value = global::Wiregen.Protocols.RtypeImpl.Transform.Read(r);
+                    value = case11;
+                    break;
+                }
+                default:
+                {
+                    var case12 = new SetComponentData.Other();
+                    case12.ComponentType = (ComponentType)tag;
+                    case12.Value = r.Bytes(r.Remaining, "");
+                    value = case12;
+                    break;
+                }
+            }
+            return value;
         }
 
         public sealed class Bullet : SetComponentData

@@ -73,39 +73,11 @@ namespace Wiregen.Protocols.ChecksumFamily
             int n0 = r.Length((long)length, "body");
             long saved1 = r.Limit(n0, "body");
             long tag2 = (long)kind;
-            switch (tag2)
+            try
             {
-                case 1L:
-                {
-                    var case3 = new FrameBody.Sums();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.ChecksumFamily.Sums.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                case 2L:
-                {
-                    var case4 = new FrameBody.Words();
-                    try
-                    {
-                        case4.Value = global::Wiregen.Protocols.ChecksumFamily.Words.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case4;
-                    break;
-                }
-                default:
-                {
-                    var case5 = new FrameBody.Other();
-                    case5.Kind = (byte)tag2;
-                    case5.Value = r.Bytes(r.Remaining, "body");
-                    body = case5;
-                    break;
-                }
+                body = FrameBody.Read(r, tag2);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             r.Unlimit(saved1, "body");
             int bodyTo = r.Position;
             int adlerPos = r.Position;
@@ -202,6 +174,38 @@ namespace Wiregen.Protocols.ChecksumFamily
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static FrameBody Read(WireReader r, long tag)
+        {
+            FrameBody value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new FrameBody.Sums();
+                    case0.Value = global::Wiregen.Protocols.ChecksumFamily.Sums.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 2L:
+                {
+                    var case1 = new FrameBody.Words();
+                    case1.Value = global::Wiregen.Protocols.ChecksumFamily.Words.Read(r);
+                    value = case1;
+                    break;
+                }
+                default:
+                {
+                    var case2 = new FrameBody.Other();
+                    case2.Kind = (byte)tag;
+                    case2.Value = r.Bytes(r.Remaining, "");
+                    value = case2;
+                    break;
+                }
+            }
+            return value;
         }
 
         public sealed class Sums : FrameBody

@@ -61,28 +61,11 @@ namespace Wiregen.Protocols.ChecksumParams
             crc = (uint)r.UInt(4, false, "crc");
             FramedBody body;
             long tag1 = (long)kind;
-            switch (tag1)
+            try
             {
-                case 1L:
-                {
-                    var case2 = new FramedBody.Inner();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.ChecksumParams.Inner.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                default:
-                {
-                    var case3 = new FramedBody.Other();
-                    case3.Kind = (byte)tag1;
-                    case3.Value = r.Bytes(r.Remaining, "body");
-                    body = case3;
-                    break;
-                }
+                body = FramedBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             ulong crcComputed = r.Checksum(CrcAlgo, start, r.Position, crcPos, 4);
             if (crcComputed != (ulong)crc)
             {
@@ -150,6 +133,31 @@ namespace Wiregen.Protocols.ChecksumParams
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static FramedBody Read(WireReader r, long tag)
+        {
+            FramedBody value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new FramedBody.Inner();
+                    case0.Value = global::Wiregen.Protocols.ChecksumParams.Inner.Read(r);
+                    value = case0;
+                    break;
+                }
+                default:
+                {
+                    var case1 = new FramedBody.Other();
+                    case1.Kind = (byte)tag;
+                    case1.Value = r.Bytes(r.Remaining, "");
+                    value = case1;
+                    break;
+                }
+            }
+            return value;
         }
 
         public sealed class Inner : FramedBody

@@ -56,133 +56,11 @@ namespace Wiregen.Protocols.ManyCases
             code = r.U8("code");
             CommandBody body;
             long tag1 = (long)code;
-            if (tag1 == 1L)
+            try
             {
-                var case2 = new CommandBody.Move();
-                try
-                {
-                    case2.Value = global::Wiregen.Protocols.ManyCases.Move.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case2;
+                body = CommandBody.Read(r, tag1);
             }
-            else if (tag1 == 2L)
-            {
-                var case3 = new CommandBody.Turn();
-                try
-                {
-                    case3.Value = global::Wiregen.Protocols.ManyCases.Turn.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case3;
-            }
-            else if (tag1 == 3L)
-            {
-                var case4 = new CommandBody.Fire();
-                try
-                {
-                    case4.Value = global::Wiregen.Protocols.ManyCases.Fire.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case4;
-            }
-            else if (tag1 == 4L)
-            {
-                var case5 = new CommandBody.Jump();
-                try
-                {
-                    case5.Value = global::Wiregen.Protocols.ManyCases.Jump.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case5;
-            }
-            else if (tag1 == 5L)
-            {
-                var case6 = new CommandBody.Crouch();
-                try
-                {
-                    case6.Value = global::Wiregen.Protocols.ManyCases.Crouch.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case6;
-            }
-            else if (tag1 == 6L)
-            {
-                var case7 = new CommandBody.Reload();
-                try
-                {
-                    case7.Value = global::Wiregen.Protocols.ManyCases.Reload.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case7;
-            }
-            else if (tag1 == 7L)
-            {
-                var case8 = new CommandBody.Chat();
-                try
-                {
-                    case8.Value = global::Wiregen.Protocols.ManyCases.Chat.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case8;
-            }
-            else if (tag1 == 8L)
-            {
-                var case9 = new CommandBody.Emote();
-                try
-                {
-                    case9.Value = global::Wiregen.Protocols.ManyCases.Emote.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case9;
-            }
-            else if (tag1 == 9L)
-            {
-                var case10 = new CommandBody.Ping();
-                try
-                {
-                    case10.Value = global::Wiregen.Protocols.ManyCases.Ping.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case10;
-            }
-            else if ((tag1 >= 16L && tag1 <= 31L))
-            {
-                var case11 = new CommandBody.Dash();
-                case11.Code = (byte)tag1;
-                try
-                {
-                    case11.Value = global::Wiregen.Protocols.ManyCases.Move.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case11;
-            }
-            else if (tag1 == 32L)
-            {
-                var case12 = new CommandBody.Tag32();
-                body = case12;
-            }
-            else if (tag1 == 33L)
-            {
-                var case13 = new CommandBody.Turns();
-                case13.Value = new List<global::Wiregen.Protocols.ManyCases.Turn>();
-                while (r.Remaining > 0)
-                {
-                    try
-                    {
-                        case13.Value.Add(global::Wiregen.Protocols.ManyCases.Turn.Read(r));
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                }
-                body = case13;
-            }
-            else
-            {
-                var case14 = new CommandBody.Other();
-                case14.Code = (byte)tag1;
-                case14.Value = r.Bytes(r.Remaining, "body");
-                body = case14;
-            }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new Command
             {
                 Body = body,
@@ -241,6 +119,96 @@ namespace Wiregen.Protocols.ManyCases
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static CommandBody Read(WireReader r, long tag)
+        {
+            CommandBody value;
+            if (tag == 1L)
+            {
+                var case0 = new CommandBody.Move();
+                case0.Value = global::Wiregen.Protocols.ManyCases.Move.Read(r);
+                value = case0;
+            }
+            else if (tag == 2L)
+            {
+                var case1 = new CommandBody.Turn();
+                case1.Value = global::Wiregen.Protocols.ManyCases.Turn.Read(r);
+                value = case1;
+            }
+            else if (tag == 3L)
+            {
+                var case2 = new CommandBody.Fire();
+                case2.Value = global::Wiregen.Protocols.ManyCases.Fire.Read(r);
+                value = case2;
+            }
+            else if (tag == 4L)
+            {
+                var case3 = new CommandBody.Jump();
+                case3.Value = global::Wiregen.Protocols.ManyCases.Jump.Read(r);
+                value = case3;
+            }
+            else if (tag == 5L)
+            {
+                var case4 = new CommandBody.Crouch();
+                case4.Value = global::Wiregen.Protocols.ManyCases.Crouch.Read(r);
+                value = case4;
+            }
+            else if (tag == 6L)
+            {
+                var case5 = new CommandBody.Reload();
+                case5.Value = global::Wiregen.Protocols.ManyCases.Reload.Read(r);
+                value = case5;
+            }
+            else if (tag == 7L)
+            {
+                var case6 = new CommandBody.Chat();
+                case6.Value = global::Wiregen.Protocols.ManyCases.Chat.Read(r);
+                value = case6;
+            }
+            else if (tag == 8L)
+            {
+                var case7 = new CommandBody.Emote();
+                case7.Value = global::Wiregen.Protocols.ManyCases.Emote.Read(r);
+                value = case7;
+            }
+            else if (tag == 9L)
+            {
+                var case8 = new CommandBody.Ping();
+                case8.Value = global::Wiregen.Protocols.ManyCases.Ping.Read(r);
+                value = case8;
+            }
+            else if ((tag >= 16L && tag <= 31L))
+            {
+                var case9 = new CommandBody.Dash();
+                case9.Code = (byte)tag;
+                case9.Value = global::Wiregen.Protocols.ManyCases.Move.Read(r);
+                value = case9;
+            }
+            else if (tag == 32L)
+            {
+                var case10 = new CommandBody.Tag32();
+                value = case10;
+            }
+            else if (tag == 33L)
+            {
+                var case11 = new CommandBody.Turns();
+                case11.Value = new List<global::Wiregen.Protocols.ManyCases.Turn>();
+                while (r.Remaining > 0)
+                {
+                    case11.Value.Add(global::Wiregen.Protocols.ManyCases.Turn.Read(r));
+                }
+                value = case11;
+            }
+            else
+            {
+                var case12 = new CommandBody.Other();
+                case12.Code = (byte)tag;
+                case12.Value = r.Bytes(r.Remaining, "");
+                value = case12;
+            }
+            return value;
         }
 
         public sealed class Move : CommandBody

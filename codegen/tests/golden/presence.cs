@@ -182,36 +182,11 @@ namespace Wiregen.Protocols.Announced
             r.AlignToByte();
             MessageBody body;
             long tag11 = (long)kind;
-            switch (tag11)
+            try
             {
-                case 1L:
-                {
-                    var case12 = new MessageBody.Ping();
-                    body = case12;
-                    break;
-                }
-                case 2L:
-                {
-                    var case13 = new MessageBody.Data();
-                    try
-                    {
-                        case13.Value = global::Wiregen.Protocols.Announced.Data.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case13;
-                    break;
-                }
-                case 3L:
-                {
-                    var case14 = new MessageBody.Ack();
-                    body = case14;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("body", r.BitPosition, "no case for tag " + tag11);
-                }
+                body = MessageBody.Read(r, tag11);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new Message
             {
                 Opts = opts,
@@ -376,6 +351,39 @@ namespace Wiregen.Protocols.Announced
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static MessageBody Read(WireReader r, long tag)
+        {
+            MessageBody value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new MessageBody.Ping();
+                    value = case0;
+                    break;
+                }
+                case 2L:
+                {
+                    var case1 = new MessageBody.Data();
+                    case1.Value = global::Wiregen.Protocols.Announced.Data.Read(r);
+                    value = case1;
+                    break;
+                }
+                case 3L:
+                {
+                    var case2 = new MessageBody.Ack();
+                    value = case2;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Ping : MessageBody

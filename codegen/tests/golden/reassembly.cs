@@ -94,28 +94,11 @@ namespace Wiregen.Protocols.Reassembly
             }
             else
             {
-                switch (tag2)
+                try
                 {
-                    case 1L:
-                    {
-                        var case4 = new PacketPayload.Hello();
-                        try
-                        {
-                            case4.Value = global::Wiregen.Protocols.Reassembly.Hello.Read(r);
-                        }
-                        catch (DecodeException e) { throw e.Within("payload"); }
-                        payload = case4;
-                        break;
-                    }
-                    default:
-                    {
-                        var case5 = new PacketPayload.Other();
-                        case5.Command = (byte)tag2;
-                        case5.Value = r.Bytes(r.Remaining, "payload");
-                        payload = case5;
-                        break;
-                    }
+                    payload = PacketPayload.Read(r, tag2);
                 }
+                catch (DecodeException e) { throw e.Within("payload"); }
             }
             r.Unlimit(saved1, "payload");
             return new Packet
@@ -200,6 +183,31 @@ namespace Wiregen.Protocols.Reassembly
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static PacketPayload Read(WireReader r, long tag)
+        {
+            PacketPayload value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new PacketPayload.Hello();
+                    case0.Value = global::Wiregen.Protocols.Reassembly.Hello.Read(r);
+                    value = case0;
+                    break;
+                }
+                default:
+                {
+                    var case1 = new PacketPayload.Other();
+                    case1.Command = (byte)tag;
+                    case1.Value = r.Bytes(r.Remaining, "");
+                    value = case1;
+                    break;
+                }
+            }
+            return value;
         }
 
         public sealed class Hello : PacketPayload

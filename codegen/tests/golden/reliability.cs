@@ -97,57 +97,11 @@ namespace Wiregen.Protocols.Reliability
             ackedUpto = (ushort)r.UInt(2, false, "acked_upto");
             PacketBody body;
             long tag1 = (long)kind;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new PacketBody.Data();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.Reliability.Data.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new PacketBody.Ack();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.Reliability.Ack.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                case 2L:
-                {
-                    var case4 = new PacketBody.Notify();
-                    try
-                    {
-                        case4.Value = global::Wiregen.Protocols.Reliability.Notify.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case4;
-                    break;
-                }
-                case 3L:
-                {
-                    var case5 = new PacketBody.Ping();
-                    try
-                    {
-                        case5.Value = global::Wiregen.Protocols.Reliability.Heartbeat.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case5;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("body", r.BitPosition, "no case for tag " + tag1);
-                }
+                body = PacketBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new Packet
             {
                 AckedUpto = ackedUpto,
@@ -211,6 +165,48 @@ namespace Wiregen.Protocols.Reliability
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static PacketBody Read(WireReader r, long tag)
+        {
+            PacketBody value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new PacketBody.Data();
+                    case0.Value = global::Wiregen.Protocols.Reliability.Data.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new PacketBody.Ack();
+                    case1.Value = global::Wiregen.Protocols.Reliability.Ack.Read(r);
+                    value = case1;
+                    break;
+                }
+                case 2L:
+                {
+                    var case2 = new PacketBody.Notify();
+                    case2.Value = global::Wiregen.Protocols.Reliability.Notify.Read(r);
+                    value = case2;
+                    break;
+                }
+                case 3L:
+                {
+                    var case3 = new PacketBody.Ping();
+                    case3.Value = global::Wiregen.Protocols.Reliability.Heartbeat.Read(r);
+                    value = case3;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Data : PacketBody
@@ -632,35 +628,11 @@ namespace Wiregen.Protocols.Reliability
             form = r.U8("form");
             HeartbeatBody body;
             long tag1 = (long)form;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new HeartbeatBody.Ping();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.Reliability.Ping.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new HeartbeatBody.Pong();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.Reliability.Pong.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("body", r.BitPosition, "no case for tag " + tag1);
-                }
+                body = HeartbeatBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new Heartbeat
             {
                 Body = body,
@@ -719,6 +691,34 @@ namespace Wiregen.Protocols.Reliability
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static HeartbeatBody Read(WireReader r, long tag)
+        {
+            HeartbeatBody value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new HeartbeatBody.Ping();
+                    case0.Value = global::Wiregen.Protocols.Reliability.Ping.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new HeartbeatBody.Pong();
+                    case1.Value = global::Wiregen.Protocols.Reliability.Pong.Read(r);
+                    value = case1;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Ping : HeartbeatBody

@@ -116,45 +116,11 @@ namespace Wiregen.Protocols.ReservedNames
             }
             CodecBody body;
             long tag7 = (long)kind;
-            switch (tag7)
+            try
             {
-                case 0L:
-                {
-                    var case8 = new CodecBody.None();
-                    body = case8;
-                    break;
-                }
-                case 1L:
-                {
-                    var case9 = new CodecBody.Some();
-                    try
-                    {
-                        case9.Value = global::Wiregen.Protocols.ReservedNames.Some.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case9;
-                    break;
-                }
-                case 2L:
-                {
-                    var case10 = new CodecBody.Ok();
-                    try
-                    {
-                        case10.Value = global::Wiregen.Protocols.ReservedNames.Reader.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case10;
-                    break;
-                }
-                default:
-                {
-                    var case11 = new CodecBody.Other();
-                    case11.Kind = (Default)tag7;
-                    case11.Value = r.Bytes(r.Remaining, "body");
-                    body = case11;
-                    break;
-                }
+                body = CodecBody.Read(r, tag7);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new Codec
             {
                 State = state,
@@ -248,6 +214,44 @@ namespace Wiregen.Protocols.ReservedNames
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static CodecBody Read(WireReader r, long tag)
+        {
+            CodecBody value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new CodecBody.None();
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new CodecBody.Some();
+                    case1.Value = global::Wiregen.Protocols.ReservedNames.Some.Read(r);
+                    value = case1;
+                    break;
+                }
+                case 2L:
+                {
+                    var case2 = new CodecBody.Ok();
+                    case2.Value = global::Wiregen.Protocols.ReservedNames.Reader.Read(r);
+                    value = case2;
+                    break;
+                }
+                default:
+                {
+                    var case3 = new CodecBody.Other();
+                    case3.Kind = (Default)tag;
+                    case3.Value = r.Bytes(r.Remaining, "");
+                    value = case3;
+                    break;
+                }
+            }
+            return value;
         }
 
         public sealed class None : CodecBody

@@ -104,28 +104,11 @@ namespace Wiregen.Protocols.SizeOffsets
             int n10 = r.Length(((long)bodyLen - 1L), "body");
             long saved11 = r.Limit(n10, "body");
             long tag12 = (long)kind;
-            switch (tag12)
+            try
             {
-                case 1L:
-                {
-                    var case13 = new FrameBody.Block();
-                    try
-                    {
-                        case13.Value = global::Wiregen.Protocols.SizeOffsets.Block.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case13;
-                    break;
-                }
-                default:
-                {
-                    var case14 = new FrameBody.Other();
-                    case14.Kind = (byte)tag12;
-                    case14.Value = r.Bytes(r.Remaining, "body");
-                    body = case14;
-                    break;
-                }
+                body = FrameBody.Read(r, tag12);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             r.Unlimit(saved11, "body");
             byte trailer;
             trailer = r.U8("trailer");
@@ -247,6 +230,31 @@ namespace Wiregen.Protocols.SizeOffsets
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static FrameBody Read(WireReader r, long tag)
+        {
+            FrameBody value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new FrameBody.Block();
+                    case0.Value = global::Wiregen.Protocols.SizeOffsets.Block.Read(r);
+                    value = case0;
+                    break;
+                }
+                default:
+                {
+                    var case1 = new FrameBody.Other();
+                    case1.Kind = (byte)tag;
+                    case1.Value = r.Bytes(r.Remaining, "");
+                    value = case1;
+                    break;
+                }
+            }
+            return value;
         }
 
         public sealed class Block : FrameBody

@@ -133,35 +133,11 @@ namespace Wiregen.Protocols.State
             code = r.U8("code");
             CommandBody body;
             long tag1 = (long)code;
-            switch (tag1)
+            try
             {
-                case 1L:
-                {
-                    var case2 = new CommandBody.Announce();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.State.Announce.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                case 2L:
-                {
-                    var case3 = new CommandBody.Update();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.State.Update.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("body", r.BitPosition, "no case for tag " + tag1);
-                }
+                body = CommandBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new Command
             {
                 Body = body,
@@ -220,6 +196,34 @@ namespace Wiregen.Protocols.State
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static CommandBody Read(WireReader r, long tag)
+        {
+            CommandBody value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new CommandBody.Announce();
+                    case0.Value = global::Wiregen.Protocols.State.Announce.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 2L:
+                {
+                    var case1 = new CommandBody.Update();
+                    case1.Value = global::Wiregen.Protocols.State.Update.Read(r);
+                    value = case1;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Announce : CommandBody
@@ -428,35 +432,11 @@ namespace Wiregen.Protocols.State
             kind = (Kind)r.U8("kind");
             TypedValue value_;
             long tag1 = (long)kind;
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new TypedValue.Byte();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.State.Byte.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new TypedValue.Word();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.State.Word.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case3;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("value", r.BitPosition, "no case for tag " + tag1);
-                }
+                value_ = TypedValue.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("value"); }
             return new Typed
             {
                 Value_ = value_,
@@ -515,6 +495,34 @@ namespace Wiregen.Protocols.State
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static TypedValue Read(WireReader r, long tag)
+        {
+            TypedValue value;
+            switch (tag)
+            {
+                case 0L:
+                {
+                    var case0 = new TypedValue.Byte();
+                    case0.Value = global::Wiregen.Protocols.State.Byte.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 1L:
+                {
+                    var case1 = new TypedValue.Word();
+                    case1.Value = global::Wiregen.Protocols.State.Word.Read(r);
+                    value = case1;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
         }
 
         public sealed class Byte : TypedValue
@@ -902,35 +910,11 @@ namespace Wiregen.Protocols.State
             index = r.U8("index");
             TypedValue value_;
             long tag1 = (long)r.Item(0, (long)index, "value");
-            switch (tag1)
+            try
             {
-                case 0L:
-                {
-                    var case2 = new TypedValue.Byte();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.State.Byte.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case2;
-                    break;
-                }
-                case 1L:
-                {
-                    var case3 = new TypedValue.Word();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.State.Word.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("value"); }
-                    value_ = case3;
-                    break;
-                }
-                default:
-                {
-                    throw r.Error("value", r.BitPosition, "no case for tag " + tag1);
-                }
+                value_ = TypedValue.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("value"); }
             return new Indexed
             {
                 Index = index,

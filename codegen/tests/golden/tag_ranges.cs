@@ -56,35 +56,11 @@ namespace Wiregen.Protocols.TagRanges
             tag_ = r.U8("tag");
             TaggedBody body;
             long tag1 = (long)tag_;
-            if ((tag1 >= 16L && tag1 <= 31L))
+            try
             {
-                var case2 = new TaggedBody.Low();
-                case2.Tag_ = (byte)tag1;
-                try
-                {
-                    case2.Value = global::Wiregen.Protocols.TagRanges.Pair.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case2;
+                body = TaggedBody.Read(r, tag1);
             }
-            else if ((tag1 >= 240L && tag1 <= 255L))
-            {
-                var case3 = new TaggedBody.High();
-                case3.Tag_ = (byte)tag1;
-                try
-                {
-                    case3.Value = global::Wiregen.Protocols.TagRanges.Pair.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case3;
-            }
-            else
-            {
-                var case4 = new TaggedBody.Other();
-                case4.Tag_ = (byte)tag1;
-                case4.Value = r.Bytes(r.Remaining, "body");
-                body = case4;
-            }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new Tagged
             {
                 Body = body,
@@ -143,6 +119,34 @@ namespace Wiregen.Protocols.TagRanges
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static TaggedBody Read(WireReader r, long tag)
+        {
+            TaggedBody value;
+            if ((tag >= 16L && tag <= 31L))
+            {
+                var case0 = new TaggedBody.Low();
+                case0.Tag_ = (byte)tag;
+                case0.Value = global::Wiregen.Protocols.TagRanges.Pair.Read(r);
+                value = case0;
+            }
+            else if ((tag >= 240L && tag <= 255L))
+            {
+                var case1 = new TaggedBody.High();
+                case1.Tag_ = (byte)tag;
+                case1.Value = global::Wiregen.Protocols.TagRanges.Pair.Read(r);
+                value = case1;
+            }
+            else
+            {
+                var case2 = new TaggedBody.Other();
+                case2.Tag_ = (byte)tag;
+                case2.Value = r.Bytes(r.Remaining, "");
+                value = case2;
+            }
+            return value;
         }
 
         public sealed class Low : TaggedBody

@@ -80,39 +80,11 @@ namespace Wiregen.Protocols.TcpInside
             int n0 = r.Length(((long)size - 3L), "body");
             long saved1 = r.Limit(n0, "body");
             long tag2 = (long)type;
-            switch (tag2)
+            try
             {
-                case 1L:
-                {
-                    var case3 = new PacketBody.Chat();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.TcpInside.Chat.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                case 2L:
-                {
-                    var case4 = new PacketBody.Move();
-                    try
-                    {
-                        case4.Value = global::Wiregen.Protocols.TcpInside.Move.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case4;
-                    break;
-                }
-                default:
-                {
-                    var case5 = new PacketBody.Other();
-                    case5.Type = (PacketType)tag2;
-                    case5.Value = r.Bytes(r.Remaining, "body");
-                    body = case5;
-                    break;
-                }
+                body = PacketBody.Read(r, tag2);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             r.Unlimit(saved1, "body");
             return new Packet
             {
@@ -176,6 +148,38 @@ namespace Wiregen.Protocols.TcpInside
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static PacketBody Read(WireReader r, long tag)
+        {
+            PacketBody value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new PacketBody.Chat();
+                    case0.Value = global::Wiregen.Protocols.TcpInside.Chat.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 2L:
+                {
+                    var case1 = new PacketBody.Move();
+                    case1.Value = global::Wiregen.Protocols.TcpInside.Move.Read(r);
+                    value = case1;
+                    break;
+                }
+                default:
+                {
+                    var case2 = new PacketBody.Other();
+                    case2.Type = (PacketType)tag;
+                    case2.Value = r.Bytes(r.Remaining, "");
+                    value = case2;
+                    break;
+                }
+            }
+            return value;
         }
 
         public sealed class Chat : PacketBody

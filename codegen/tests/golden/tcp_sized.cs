@@ -82,72 +82,11 @@ namespace Wiregen.Protocols.TcpSized
             type = (PacketType)r.U8("type");
             PacketBody body;
             long tag1 = (long)type;
-            switch (tag1)
+            try
             {
-                case 1L:
-                {
-                    var case2 = new PacketBody.Chat();
-                    try
-                    {
-                        case2.Value = global::Wiregen.Protocols.TcpSized.Chat.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case2;
-                    break;
-                }
-                case 2L:
-                {
-                    var case3 = new PacketBody.MapData();
-                    try
-                    {
-                        case3.Value = global::Wiregen.Protocols.TcpSized.MapData.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case3;
-                    break;
-                }
-                case 3L:
-                {
-                    var case4 = new PacketBody.Ping();
-                    try
-                    {
-                        case4.Value = global::Wiregen.Protocols.TcpSized.Ping.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case4;
-                    break;
-                }
-                case 4L:
-                {
-                    var case5 = new PacketBody.MapBegin();
-                    try
-                    {
-                        case5.Value = global::Wiregen.Protocols.TcpSized.MapBegin.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case5;
-                    break;
-                }
-                case 5L:
-                {
-                    var case6 = new PacketBody.MapDone();
-                    try
-                    {
-                        case6.Value = global::Wiregen.Protocols.TcpSized.MapDone.Read(r);
-                    }
-                    catch (DecodeException e) { throw e.Within("body"); }
-                    body = case6;
-                    break;
-                }
-                default:
-                {
-                    var case7 = new PacketBody.Other();
-                    case7.Type = (PacketType)tag1;
-                    case7.Value = r.Bytes(r.Remaining, "body");
-                    body = case7;
-                    break;
-                }
+                body = PacketBody.Read(r, tag1);
             }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new Packet
             {
                 Body = body,
@@ -206,6 +145,59 @@ namespace Wiregen.Protocols.TcpSized
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static PacketBody Read(WireReader r, long tag)
+        {
+            PacketBody value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new PacketBody.Chat();
+                    case0.Value = global::Wiregen.Protocols.TcpSized.Chat.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 2L:
+                {
+                    var case1 = new PacketBody.MapData();
+                    case1.Value = global::Wiregen.Protocols.TcpSized.MapData.Read(r);
+                    value = case1;
+                    break;
+                }
+                case 3L:
+                {
+                    var case2 = new PacketBody.Ping();
+                    case2.Value = global::Wiregen.Protocols.TcpSized.Ping.Read(r);
+                    value = case2;
+                    break;
+                }
+                case 4L:
+                {
+                    var case3 = new PacketBody.MapBegin();
+                    case3.Value = global::Wiregen.Protocols.TcpSized.MapBegin.Read(r);
+                    value = case3;
+                    break;
+                }
+                case 5L:
+                {
+                    var case4 = new PacketBody.MapDone();
+                    case4.Value = global::Wiregen.Protocols.TcpSized.MapDone.Read(r);
+                    value = case4;
+                    break;
+                }
+                default:
+                {
+                    var case5 = new PacketBody.Other();
+                    case5.Type = (PacketType)tag;
+                    case5.Value = r.Bytes(r.Remaining, "");
+                    value = case5;
+                    break;
+                }
+            }
+            return value;
         }
 
         public sealed class Chat : PacketBody

@@ -76,39 +76,11 @@ namespace Wiregen.Protocols.Unions
             kind = (Kind)r.U8("kind");
             TaggedBody body;
             long tag1 = (long)kind;
-            if (tag1 == 0L)
+            try
             {
-                var case2 = new TaggedBody.Empty();
-                body = case2;
+                body = TaggedBody.Read(r, tag1);
             }
-            else if (tag1 == 1L)
-            {
-                var case3 = new TaggedBody.Pair();
-                try
-                {
-                    case3.Value = global::Wiregen.Protocols.Unions.Pair.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case3;
-            }
-            else if ((tag1 >= 16L && tag1 <= 31L))
-            {
-                var case4 = new TaggedBody.Range16To31();
-                case4.Kind = (Kind)tag1;
-                try
-                {
-                    case4.Value = global::Wiregen.Protocols.Unions.Pair.Read(r);
-                }
-                catch (DecodeException e) { throw e.Within("body"); }
-                body = case4;
-            }
-            else
-            {
-                var case5 = new TaggedBody.Other();
-                case5.Kind = (Kind)tag1;
-                case5.Value = r.Bytes(r.Remaining, "body");
-                body = case5;
-            }
+            catch (DecodeException e) { throw e.Within("body"); }
             return new Tagged
             {
                 Body = body,
@@ -167,6 +139,38 @@ namespace Wiregen.Protocols.Unions
             var j = new WireJson();
             WriteJson(j);
             return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static TaggedBody Read(WireReader r, long tag)
+        {
+            TaggedBody value;
+            if (tag == 0L)
+            {
+                var case0 = new TaggedBody.Empty();
+                value = case0;
+            }
+            else if (tag == 1L)
+            {
+                var case1 = new TaggedBody.Pair();
+                case1.Value = global::Wiregen.Protocols.Unions.Pair.Read(r);
+                value = case1;
+            }
+            else if ((tag >= 16L && tag <= 31L))
+            {
+                var case2 = new TaggedBody.Range16To31();
+                case2.Kind = (Kind)tag;
+                case2.Value = global::Wiregen.Protocols.Unions.Pair.Read(r);
+                value = case2;
+            }
+            else
+            {
+                var case3 = new TaggedBody.Other();
+                case3.Kind = (Kind)tag;
+                case3.Value = r.Bytes(r.Remaining, "");
+                value = case3;
+            }
+            return value;
         }
 
         public sealed class Empty : TaggedBody

@@ -436,6 +436,10 @@ impl<'p> Decoder<'p> {
         nm: &str,
         assign: impl FnOnce(&mut Code) -> Result<(), Internal>,
     ) -> Result<(), Internal> {
+        // (No field: a switch class's reader, whose caller names the field.)
+        if nm.is_empty() {
+            return assign(c);
+        }
         c.line("try");
         c.open();
         assign(c)?;
@@ -606,6 +610,15 @@ impl<'p> Decoder<'p> {
             tag: &tag,
             target,
         };
+        // The cases are read by the switch's class (`Read(r, tag)`, shared by every switch that
+        // takes its cases); `unless` chooses the default here.
+        let class = type_name(&self.i.p.union_name(at.sid, at.fi));
+        let read = |c: &mut Code| {
+            self.within(c, at.nm, |c| {
+                c.line(&format!("{target} = {class}.Read(r, {tag});"));
+                Ok(())
+            })
+        };
         if let Some(unless) = &u.unless {
             c.line(&format!("if ({})", self.exprs().expr(unless)));
             c.open();
@@ -613,14 +626,42 @@ impl<'p> Decoder<'p> {
             c.close();
             c.line("else");
             c.open();
-            self.cases(c, sw)?;
+            read(c)?;
             c.close();
         } else {
-            self.cases(c, sw)?;
+            read(c)?;
         }
         if n.is_some() {
             self.unlimit(c, at, &saved);
         }
+        Ok(())
+    }
+
+    /// The switch class's `Read`: the variant a tag selects, read (its errors' paths start at the
+    /// variant: the caller adds the field).
+    pub(crate) fn switch_reader(
+        &self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+    ) -> Result<(), Internal> {
+        let class = type_name(&self.i.p.union_name(sid, fi));
+        c.line("/// <summary>Reads the variant <paramref name=\"tag\"/> selects.</summary>");
+        c.line(&format!(
+            "public static {class} Read(WireReader r, long tag)"
+        ));
+        c.open();
+        c.line(&format!("{class} value;"));
+        let sw = Switch {
+            at: At { sid, fi, nm: "" },
+            u,
+            tag: "tag",
+            target: "value",
+        };
+        self.cases(c, sw)?;
+        c.line("return value;");
+        c.close();
         Ok(())
     }
 

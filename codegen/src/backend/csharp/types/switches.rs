@@ -80,6 +80,8 @@ impl<'p> Types<'p> {
         c.line("WriteJson(j);");
         c.line("return j.ToString();");
         c.close();
+        c.gap();
+        Decoder::new(self.i).switch_reader(c, sid, fi, u)?;
         for k in &u.cases {
             self.case_class(
                 c,
