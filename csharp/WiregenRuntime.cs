@@ -400,6 +400,22 @@ namespace Wiregen
             UnlimitBits(8L * length, msb, "");
         }
 
+        /// <summary>Ends a <c>Limit</c> that pads a value to a fixed size: the bytes left up to
+        /// it are padding (their value ignored).</summary>
+        public void Pad(long saved)
+        {
+            pos = end;
+            end = saved;
+        }
+
+        /// <summary>Skips the padding that aligns the position to a multiple of
+        /// <paramref name="n"/> bytes from <paramref name="from"/> (its value ignored).</summary>
+        public void Align(int from, int n, string field)
+        {
+            int k = (n - (Position - from) % n) % n;
+            if (k > 0) Bytes(k, field);
+        }
+
         /// <summary>Continues at the next whole byte (after a bit-stream value inside bytes).</summary>
         public void AlignToByte()
         {
@@ -709,6 +725,21 @@ namespace Wiregen
                 Bits(msb ? (ulong)(b >> (8 - k)) : (ulong)(b & ((1 << k) - 1)), k, msb);
                 left -= k;
             }
+        }
+
+        /// <summary>Pads what was written since <paramref name="from"/> with zeros to
+        /// <paramref name="size"/> bytes; refuses more.</summary>
+        public void Pad(int from, int size, string field)
+        {
+            int used = Position - from;
+            if (used > size) throw new EncodeException(field, used + " bytes where " + size + " fit");
+            Zeros(size - used);
+        }
+
+        /// <summary>Zeros up to the next multiple of <paramref name="n"/> bytes from <paramref name="from"/>.</summary>
+        public void Align(int from, int n)
+        {
+            Zeros((n - (Position - from) % n) % n);
         }
 
         /// <summary>Continues at the next whole byte.</summary>

@@ -263,10 +263,9 @@ namespace Wiregen.Protocols.Announced
             }
             try
             {
-                motion.Write(w);
+                motion.Write(w); w.AlignToByte();
             }
             catch (EncodeException e) { throw e.Within("motion"); }
-            w.AlignToByte();
             if (!body.Accepts(body.WireTag))
             {
                 throw new EncodeException("body", "the variant is not the case of its tag, " + body.WireTag);

@@ -230,7 +230,14 @@ impl<'p> ArbitraryValues<'p> {
             Ty::Struct(id, _) => format!("Make{}()", type_name(&p.structs[*id].name)),
             Ty::Array(e, len) => {
                 let x = self.value(sid, fi, e)?;
-                format!("Many({}, () => {x})", self.len(len, 4))
+                // A constant size in bytes of fixed-size elements: the count that fills it.
+                let n = match (len, p.fixed_size(e)) {
+                    (Len::Bytes(Expr::Int(n, _)), Some(k)) if k > 0 => {
+                        (*n as usize / k).to_string()
+                    }
+                    _ => self.len(len, 4),
+                };
+                format!("Many({n}, () => {x})")
             }
             Ty::Union(_) => format!("Make{}()", type_name(&p.union_name(sid, fi))),
         })

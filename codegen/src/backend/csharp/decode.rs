@@ -4,7 +4,7 @@
 use super::cstypes::{case_test, variant, CsTypes};
 use super::expr::Exprs;
 use super::*;
-use crate::lower::{bit_read, byte_read, BitNumber, ByteNumber, LenRead, ValueRead};
+use crate::lower::{bit_read, byte_read, Access, BitNumber, ByteNumber, LenRead, ValueRead};
 use std::cell::Cell;
 
 pub(crate) struct Decoder<'p> {
@@ -71,22 +71,41 @@ impl<'p> Decoder<'p> {
         c.line(&format!("public static {name} Read(WireReader r)"));
         c.open();
         let sums = checksums(s);
-        if !sums.is_empty() {
+        if keeps_start(s) {
             c.line("int start = r.Position;");
+        }
+        if let Some(n) = s.padding.pad {
+            c.line(&format!("long padded = r.Limit({n}, \"padding\");"));
         }
         for (fi, f) in s.fields.iter().enumerate() {
             let (from, to) = range_ends(s, fi);
             let x = local(&f.name);
+            let nm = lit(&f.name);
+            if let Some(n) = f.padding.align {
+                c.line(&format!("r.Align(start, {n}, {nm});"));
+            }
             if from {
                 c.line(&format!("int {x}From = r.Position;"));
             }
             if matches!(f.role, Role::Checksum(_)) {
                 c.line(&format!("int {x}Pos = r.Position;"));
             }
+            if let Some(n) = f.padding.pad {
+                c.line(&format!("long {x}Padded = r.Limit({n}, {nm});"));
+            }
             self.read_field(c, sid, fi, f)?;
+            if f.padding.pad.is_some() {
+                c.line(&format!("r.Pad({x}Padded);"));
+            }
             if to {
                 c.line(&format!("int {x}To = r.Position;"));
             }
+        }
+        if s.padding.pad.is_some() {
+            c.line("r.Pad(padded);");
+        }
+        if let Some(n) = s.padding.align {
+            c.line(&format!("r.Align(start, {n}, \"padding\");"));
         }
         // Checksums once every byte they cover is read, each over its range, its own bytes zeroed.
         for &ci in &self.i.l.structs[sid].checksum_order {
@@ -144,6 +163,25 @@ impl<'p> Decoder<'p> {
             fi,
             nm: &f.name,
         };
+        // A bit group's integer, read once at its first field.
+        if let Access::Group { group, .. } = self.i.l.field(sid, fi).access {
+            let g = &self.i.p.structs[sid].groups[group];
+            if g.fields.start == fi {
+                c.line(&format!(
+                    "ulong {} = r.UInt({}, {}, {});",
+                    group_local(self.i, sid, fi),
+                    g.int.bytes(),
+                    g.int.endian == Endian::Big,
+                    lit(&g.name)
+                ));
+            }
+        }
+        let plan = self.i.l.field(sid, fi);
+        // A reserved field nothing reads is skipped, not kept (a group's bits: its integer was
+        // read whole).
+        if f.role == Role::Reserved && !plan.read_by_expressions {
+            return self.skip_reserved(c, at, f, plan.access);
+        }
         let loc = local(&f.name);
         let t = self.types().ty(sid, fi, &f.ty)?;
         let checks = matches!(f.role, Role::Const(_)) || f.max.is_some() || f.valid.is_some();
@@ -237,6 +275,11 @@ impl<'p> Decoder<'p> {
 
     /// Statements that read a value of `ty` into `target` (declared already).
     fn read_into(&self, c: &mut Code, at: At, ty: &Ty, target: &str) -> Result<(), Internal> {
+        if let Access::Group { shift, width, .. } = self.i.l.field(at.sid, at.fi).access {
+            let v = self.group_bits(at, ty, shift, width);
+            c.line(&format!("{target} = {v};"));
+            return Ok(());
+        }
         let bits = self.i.p.structs[at.sid].layout.is_bits();
         if bits {
             match bit_read(ty)? {
@@ -297,6 +340,64 @@ impl<'p> Decoder<'p> {
                 let f = &p.flags[id];
                 format!("({}){}", type_name(&f.name), int(&f.repr))
             }
+        }
+    }
+
+    /// Reads past a reserved field (an integer, or bytes of a constant length).
+    fn skip_reserved(
+        &self,
+        c: &mut Code,
+        at: At,
+        f: &Field,
+        access: Access,
+    ) -> Result<(), Internal> {
+        let nm = lit(at.nm);
+        let msb = self.msb(at.sid);
+        let bits = self.i.p.structs[at.sid].layout.is_bits();
+        match (&f.ty, access) {
+            (_, Access::Group { .. }) => {}
+            (Ty::Int(it), _) if bits => c.line(&format!("r.Bits({}, {msb}, {nm});", it.bits)),
+            (Ty::Int(it), _) => c.line(&format!(
+                "r.UInt({}, {}, {nm});",
+                it.bytes(),
+                it.endian == Endian::Big
+            )),
+            (Ty::Bytes(Len::Expr(e)), _) if bits => c.line(&format!(
+                "r.BitBytes((int){}, {msb}, {nm});",
+                self.exprs().expr(e)
+            )),
+            (Ty::Bytes(Len::Expr(e)), _) => {
+                c.line(&format!("r.Bytes((int){}, {nm});", self.exprs().expr(e)))
+            }
+            _ => return Err(Internal(format!("reserved '{}' of its type", f.name))),
+        }
+        Ok(())
+    }
+
+    /// A field's bits of its group's integer, as its type.
+    fn group_bits(&self, at: At, ty: &Ty, shift: u32, width: u32) -> String {
+        let p = self.i.p;
+        let g = group_local(self.i, at.sid, at.fi);
+        let mask = if width >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        let raw = format!("(({g} >> {shift}) & 0x{mask:X}UL)");
+        match ty {
+            Ty::Bool => format!("{raw} != 0"),
+            Ty::Int(it) if it.signed && width < 64 => {
+                let up = 64 - width;
+                format!("({})((long)({raw} << {up}) >> {up})", int_type(it))
+            }
+            Ty::Int(it) => format!("({}){raw}", int_type(it)),
+            Ty::Enum(id) => {
+                let e = &p.enums[*id];
+                let v = format!("({}){raw}", type_name(&e.name));
+                self.known(e, v, at)
+            }
+            Ty::Flags(id) => format!("({}){raw}", type_name(&p.flags[*id].name)),
+            _ => raw,
         }
     }
 

@@ -5,7 +5,9 @@
 use super::cstypes::CsTypes;
 use super::expr::Exprs;
 use super::*;
-use crate::lower::{bit_read, byte_read, BitNumber, ByteNumber, LenRead, SizeWrite, ValueRead};
+use crate::lower::{
+    bit_read, byte_read, Access, BitNumber, ByteNumber, LenRead, SizeWrite, ValueRead,
+};
 
 /// Where a value is written: its struct, its field, its name in errors, and whether it is an
 /// element of the field's array.
@@ -72,19 +74,34 @@ impl<'p> Encoder<'p> {
         }
         // Lengths written before what they measure, patched after it: (length field, target).
         let sums = checksums(s);
-        if !sums.is_empty() {
+        if keeps_start(s) || s.padding.pad.is_some() {
             c.line("int start = w.Position;");
         }
         for (fi, f) in s.fields.iter().enumerate() {
             let (from, to) = range_ends(s, fi);
             let x = local(&f.name);
+            if let Some(n) = f.padding.align {
+                c.line(&format!("w.Align(start, {n});"));
+            }
             if from {
                 c.line(&format!("int {x}From = w.Position;"));
             }
+            if f.padding.pad.is_some() {
+                c.line(&format!("int {x}Padded = w.Position;"));
+            }
             self.write_field(c, sid, fi, f)?;
+            if let Some(n) = f.padding.pad {
+                c.line(&format!("w.Pad({x}Padded, {n}, {});", lit(&f.name)));
+            }
             if to {
                 c.line(&format!("int {x}To = w.Position;"));
             }
+        }
+        if let Some(n) = s.padding.pad {
+            c.line(&format!("w.Pad(start, {n}, \"padding\");"));
+        }
+        if let Some(n) = s.padding.align {
+            c.line(&format!("w.Align(start, {n});"));
         }
         // Checksums last, in the order one covering another's bytes needs.
         for &ci in &self.i.l.structs[sid].checksum_order {
@@ -447,6 +464,15 @@ impl<'p> Encoder<'p> {
     /// Statements writing `x`, a value of `ty` of field `fi`.
     fn write_value(&self, c: &mut Code, at: Put, ty: &Ty, x: &str) -> Result<(), Internal> {
         let Put { sid, name, .. } = at;
+        if let Access::Group {
+            group,
+            shift,
+            width,
+        } = self.i.l.field(sid, at.fi).access
+        {
+            self.group_put(c, at, ty, x, (group, shift, width));
+            return Ok(());
+        }
         if self.i.p.structs[sid].layout.is_bits() {
             match bit_read(ty)? {
                 ValueRead::Number(n) => {
@@ -478,36 +504,13 @@ impl<'p> Encoder<'p> {
             sid,
             fi,
             name,
-            element,
+            element: _,
         } = at;
         match read {
             ValueRead::Number(_) => Ok(()),
             ValueRead::Text { len, text } => self.text(c, sid, len, text, x, name),
             ValueRead::Nested { id, len } => {
-                // A size an expression gives and nothing derives: the value must take it.
-                let size = match len {
-                    Some(Len::Expr(e))
-                        if !e.reads_position()
-                            && (element || !self.i.l.field(sid, fi).write.size_derived) =>
-                    {
-                        Some(self.exprs().expr(e))
-                    }
-                    _ => None,
-                };
-                if let Some(n) = &size {
-                    c.line(&format!("int {}Start = w.Position;", local(name)));
-                    self.nested(c, sid, id, len, x, name)?;
-                    c.line(&format!("if (w.Position - {}Start != {n})", local(name)));
-                    c.open();
-                    c.line(&format!(
-                        "throw new EncodeException({}, \"its size is not what its length says\");",
-                        lit(name)
-                    ));
-                    c.close();
-                    Ok(())
-                } else {
-                    self.nested(c, sid, id, len, x, name)
-                }
+                self.sized(c, at, len, |c| self.nested(c, sid, id, len, x, name))
             }
             ValueRead::Array { .. } if self.i.p.structs[sid].fields[fi].packed => {
                 let ValueRead::Array { len, .. } = read else {
@@ -519,29 +522,30 @@ impl<'p> Encoder<'p> {
             }
             ValueRead::Array { elem, len } => {
                 self.prefix(c, sid, len, &format!("{x}.Count"), name)?;
-                let item = format!("item{}", x.len());
-                c.line(&format!("foreach (var {item} in {x})"));
-                c.open();
-                self.write_value(
-                    c,
-                    Put {
-                        element: true,
-                        ..at
-                    },
-                    elem,
-                    &item,
-                )?;
-                c.close();
-                Ok(())
+                // An array sized in bytes takes that many (a count is checked before).
+                let bytes = matches!(len, Len::Bytes(_)).then_some(len);
+                self.sized(c, at, bytes, |c| {
+                    let item = format!("item{}", x.len());
+                    c.line(&format!("foreach (var {item} in {x})"));
+                    c.open();
+                    self.write_value(
+                        c,
+                        Put {
+                            element: true,
+                            ..at
+                        },
+                        elem,
+                        &item,
+                    )?;
+                    c.close();
+                    Ok(())
+                })
             }
             ValueRead::Switch(u) => {
-                if let Len::Prefix(_) | Len::VarPrefix(_) = u.len {
-                    return Err(Internal(
-                        "a switch with a length prefix (refused by limits.rs)".into(),
-                    ));
-                }
                 self.variant_check(c, sid, fi, u, x, name);
-                self.within(c, name, &format!("{x}.Write(w);"));
+                self.sized(c, at, Some(&u.len), |c| {
+                    self.prefixed(c, &u.len, name, &format!("{x}.Write(w);"))
+                })?;
                 Ok(())
             }
         }
@@ -590,6 +594,49 @@ impl<'p> Encoder<'p> {
         c.open();
         c.line(&wrong);
         c.close();
+    }
+
+    /// A field's bits into its group's integer (started at its first field, written after its
+    /// last).
+    fn group_put(
+        &self,
+        c: &mut Code,
+        at: Put,
+        ty: &Ty,
+        x: &str,
+        (group, shift, width): (usize, u32, u32),
+    ) {
+        let p = self.i.p;
+        let g = &p.structs[at.sid].groups[group];
+        let gl = group_local(self.i, at.sid, at.fi);
+        let nm = lit(at.name);
+        let mask = if width >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        if g.fields.start == at.fi {
+            c.line(&format!("ulong {gl} = 0;"));
+        }
+        let v = match ty {
+            Ty::Bool => format!("({x} ? 1UL : 0UL)"),
+            Ty::Int(it) if it.signed => {
+                format!("((ulong)WireFit.Signed((long){x}, {width}, {nm}) & 0x{mask:X}UL)")
+            }
+            Ty::Enum(id) if p.enums[*id].closed => format!(
+                "WireFit.Unsigned((ulong){}Names.Known({x}, {nm}), 0x{mask:X}UL, {nm})",
+                type_name(&p.enums[*id].name)
+            ),
+            _ => format!("WireFit.Unsigned((ulong){x}, 0x{mask:X}UL, {nm})"),
+        };
+        c.line(&format!("{gl} |= {v} << {shift};"));
+        if g.fields.end == at.fi + 1 {
+            c.line(&format!(
+                "w.UInt({gl}, {}, {});",
+                g.int.bytes(),
+                g.int.endian == Endian::Big
+            ));
+        }
     }
 
     fn within(&self, c: &mut Code, name: &str, stmt: &str) {
@@ -709,14 +756,89 @@ impl<'p> Encoder<'p> {
         name: &str,
     ) -> Result<(), Internal> {
         let p = self.i.p;
-        if let Some(Len::Prefix(_) | Len::VarPrefix(_)) = len {
-            return Err(Internal(
-                "a struct with a length prefix (refused by limits.rs)".into(),
-            ));
+        let align = p.structs[id].layout.is_bits() && !p.structs[sid].layout.is_bits();
+        let write = if align {
+            format!("{x}.Write(w); w.AlignToByte();")
+        } else {
+            format!("{x}.Write(w);")
+        };
+        match len {
+            Some(l) => self.prefixed(c, l, name, &write),
+            None => {
+                self.within(c, name, &write);
+                Ok(())
+            }
         }
-        self.within(c, name, &format!("{x}.Write(w);"));
-        if p.structs[id].layout.is_bits() && !p.structs[sid].layout.is_bits() {
-            c.line("w.AlignToByte();");
+    }
+
+    /// `write` (statements writing an encoded value), then, when an expression gives its size and
+    /// nothing derives it, the check that it took that size.
+    fn sized(
+        &self,
+        c: &mut Code,
+        at: Put,
+        len: Option<&Len>,
+        write: impl FnOnce(&mut Code) -> Result<(), Internal>,
+    ) -> Result<(), Internal> {
+        let size = match len {
+            Some(Len::Expr(e) | Len::Bytes(e))
+                if !e.reads_position()
+                    && (at.element || !self.i.l.field(at.sid, at.fi).write.size_derived) =>
+            {
+                Some(self.exprs().expr(e))
+            }
+            _ => None,
+        };
+        let Some(n) = size else {
+            return write(c);
+        };
+        let start = format!("{}Start", local(at.name));
+        c.line(&format!("int {start} = w.Position;"));
+        write(c)?;
+        c.line(&format!("if (w.Position - {start} != {n})"));
+        c.open();
+        c.line(&format!(
+            "throw new EncodeException({}, \"its size is not what its length says\");",
+            lit(at.name)
+        ));
+        c.close();
+        Ok(())
+    }
+
+    /// An encoded value (`write`, statements writing it to `w`) after its length prefix, when
+    /// `len` is one: a fixed-width one patched after it, a varint one measured by writing the
+    /// value aside first.
+    fn prefixed(&self, c: &mut Code, len: &Len, name: &str, write: &str) -> Result<(), Internal> {
+        let nm = lit(name);
+        let x = local(name);
+        match len {
+            Len::Prefix(it) => {
+                c.line(&format!("int {x}LenAt = w.Position;"));
+                c.line(&format!("w.Zeros({});", it.bytes()));
+                self.within(c, name, write);
+                c.line(&format!(
+                    "w.Patch({x}LenAt, (ulong)WireFit.Count(w.Position - {x}LenAt - {}, {}UL, {nm}), {}, {});",
+                    it.bytes(),
+                    it.max_value(),
+                    it.bytes(),
+                    it.endian == Endian::Big
+                ));
+            }
+            Len::VarPrefix(v) => {
+                c.line(&format!("var {x}Outer = w;"));
+                c.line("w = new WireWriter();");
+                self.within(c, name, write);
+                c.line(&format!("var {x}Aside = w;"));
+                c.line(&format!("w = {x}Outer;"));
+                match v {
+                    VarInt::RiptideLen => {
+                        c.line(&format!("w.RiptideLen((ulong){x}Aside.Length, {nm});"))
+                    }
+                    _ => c.line(&format!("w.Leb128((ulong){x}Aside.Length);")),
+                }
+                c.line(&format!("w.Put({x}Aside.Written);"));
+            }
+            _ => self.within(c, name, write),
         }
         Ok(())
     }

@@ -195,7 +195,9 @@ pub(crate) fn member(class: &str, field: &str) -> String {
 /// themselves.
 pub(crate) fn local(field: &str) -> String {
     let l = field.to_lower_camel_case();
-    const OWN: &[&str] = &["r", "w", "j", "v", "value", "tag", "saved", "start", "list"];
+    const OWN: &[&str] = &[
+        "r", "w", "j", "v", "value", "tag", "saved", "start", "list", "padded",
+    ];
     if OWN.contains(&l.as_str()) || l.ends_with("Saved") || l.ends_with("At") {
         format!("{l}_")
     } else {
@@ -260,6 +262,14 @@ pub(crate) fn checksums(s: &Struct) -> Vec<(usize, Checksum)> {
         .collect()
 }
 
+/// Whether a struct's coders keep where it starts: a checksum covers it from there, or a field or
+/// the struct is aligned from there.
+pub(crate) fn keeps_start(s: &Struct) -> bool {
+    checksums(s).iter().any(|(_, c)| c.from.is_none())
+        || s.padding.align.is_some()
+        || s.fields.iter().any(|f| f.padding.align.is_some())
+}
+
 /// Whether field `fi` starts (`from`) or ends (`to`) a checksum's range: its coders keep where.
 pub(crate) fn range_ends(s: &Struct, fi: usize) -> (bool, bool) {
     let cs = checksums(s);
@@ -288,6 +298,16 @@ pub(crate) fn checksum_new(a: ChecksumAlgo) -> String {
 /// The name of a checksum field's static algorithm in its class (`ChecksumAlgo`).
 pub(crate) fn checksum_static(field: &str) -> String {
     format!("{}Algo", field.to_upper_camel_case())
+}
+
+/// The coders' local holding the integer of field `fi`'s bit group.
+pub(crate) fn group_local(i: Input, sid: StructId, fi: usize) -> String {
+    let mut g = i.l.field(sid, fi).locals.group.to_lower_camel_case();
+    // (camelCase drops the `_` the lowering added to stay apart from a field's name.)
+    while i.p.structs[sid].fields.iter().any(|f| local(&f.name) == g) {
+        g.push('_');
+    }
+    g
 }
 
 /// A string literal.

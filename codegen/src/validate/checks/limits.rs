@@ -121,9 +121,9 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
 }
 
 /// What the C# codec does not generate yet (one code, L0118: each says what): checksums in bit
-/// streams, compression, conversation state, enclosing fields and the direction in expressions,
-/// bit groups, padding, named enum ranges, length prefixes of encoded values, and tags the
-/// encoder cannot take from the variant.
+/// streams, compression, enclosing fields and the direction in expressions, a length in a bit
+/// group of a value encoded after it, named enum ranges, length prefixes of encoded values in bit
+/// streams, and tags the encoder cannot take from the variant.
 fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
     let mut seen = std::collections::HashSet::new();
     for (sid, s) in p.structs.iter().enumerate() {
@@ -152,18 +152,25 @@ fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
                     "type",
                     "an enclosing field or the direction in an expression",
                 );
-            } else if f.group.is_some() {
-                say("type", "a bit group");
-            } else if f.padding.any() || (fi == 0 && s.padding.any()) {
-                say("type", "padding or alignment");
+            } else if f.group.is_some()
+                && matches!(f.role, Role::Derived(Derive::LengthOf(t, _)) if s.fields[t].ty.is_encoded())
+            {
+                say(
+                    "type",
+                    "a length in a bit group of a value encoded after it",
+                );
             } else if matches!(f.ty, Ty::Enum(id) if !p.enums[id].ranges.is_empty()) {
                 say("type", "an enum with named ranges");
-            } else if matches!(
-                &f.ty,
-                Ty::Struct(_, Some(Len::Prefix(_) | Len::VarPrefix(_)))
-            ) || matches!(&f.ty, Ty::Union(u) if matches!(u.len, Len::Prefix(_) | Len::VarPrefix(_)))
+            } else if s.layout.is_bits()
+                && (matches!(
+                    &f.ty,
+                    Ty::Struct(_, Some(Len::Prefix(_) | Len::VarPrefix(_)))
+                ) || matches!(&f.ty, Ty::Union(u) if matches!(u.len, Len::Prefix(_) | Len::VarPrefix(_))))
             {
-                say("type", "a length prefix of an encoded value");
+                say(
+                    "type",
+                    "a length prefix of an encoded value in a bit stream",
+                );
             } else if let Role::Derived(Derive::TagOf(ui)) = f.role {
                 let bare =
                     matches!(&s.fields[ui].ty, Ty::Union(u) if u.on.local_field() == Some(fi));
