@@ -191,6 +191,20 @@ impl<'p> ArbitraryValues<'p> {
                     .map(|v| format!("{t}.{}", variant(&v.name)))
                     .collect();
                 let named = format!("Pick(new {t}[] {{ {} }})", names.join(", "));
+                // Values of named ranges too, half the time.
+                let named = if e.ranges.is_empty() {
+                    named
+                } else {
+                    let ranges: Vec<String> = e
+                        .ranges
+                        .iter()
+                        .map(|r| format!("Between({}L, {}L)", r.lo, r.hi))
+                        .collect();
+                    format!(
+                        "(Chance(2) ? ({t})Pick(new long[] {{ {} }}) : {named})",
+                        ranges.join(", ")
+                    )
+                };
                 if e.closed || e.values.is_empty() {
                     if e.values.is_empty() {
                         format!("({t})Bits({})", e.repr.bits)

@@ -122,8 +122,8 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
 
 /// What the C# codec does not generate yet (one code, L0118: each says what): checksums in bit
 /// streams, compression, enclosing fields and the direction in expressions, a length in a bit
-/// group of a value encoded after it, named enum ranges, length prefixes of encoded values in bit
-/// streams, and tags the encoder cannot take from the variant.
+/// group of a value encoded after it, length prefixes of encoded values in bit streams, and tags
+/// the encoder cannot take from the variant.
 fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
     let mut seen = std::collections::HashSet::new();
     for (sid, s) in p.structs.iter().enumerate() {
@@ -159,8 +159,6 @@ fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
                     "type",
                     "a length in a bit group of a value encoded after it",
                 );
-            } else if matches!(f.ty, Ty::Enum(id) if !p.enums[id].ranges.is_empty()) {
-                say("type", "an enum with named ranges");
             } else if s.layout.is_bits()
                 && (matches!(
                     &f.ty,

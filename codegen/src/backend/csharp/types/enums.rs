@@ -35,9 +35,35 @@ impl Types<'_> {
                 lit(&v.name)
             ));
         }
-        c.line("default: return null;");
-        c.close();
-        c.close();
+        if e.ranges.is_empty() {
+            c.line("default: return null;");
+            c.close();
+            c.close();
+        } else {
+            c.line("default: break;");
+            c.close();
+            self.range_names(c, e);
+        }
+        if !e.ranges.is_empty() {
+            c.gap();
+            c.line("/// <summary>The name of a value the schema names alone (not by a range), or null: its JSON.</summary>");
+            c.line(&format!(
+                "public static string SingleName(this {name} value)"
+            ));
+            c.open();
+            c.line("switch (value)");
+            c.open();
+            for v in &e.values {
+                c.line(&format!(
+                    "case {name}.{}: return {};",
+                    variant(&v.name),
+                    lit(&v.name)
+                ));
+            }
+            c.line("default: return null;");
+            c.close();
+            c.close();
+        }
         if e.closed {
             c.gap();
             c.line("/// <summary>The value read, refused when the schema names no such value.</summary>");
@@ -64,6 +90,21 @@ impl Types<'_> {
             c.line("return value;");
             c.close();
         }
+        c.close();
+    }
+
+    /// The end of `WireName` for an enum with named ranges: a value of one is named by it (and
+    /// keeps its number).
+    fn range_names(&self, c: &mut Code, e: &Enum) {
+        for r in &e.ranges {
+            c.line(&format!(
+                "if ((ulong)value >= {}UL && (ulong)value <= {}UL) return {};",
+                r.lo,
+                r.hi,
+                lit(&r.name)
+            ));
+        }
+        c.line("return null;");
         c.close();
     }
 

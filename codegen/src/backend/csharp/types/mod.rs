@@ -203,6 +203,10 @@ impl<'p> Types<'p> {
             }
             Ty::Bool => c.line(&format!("j.Bool({x});")),
             Ty::Float { .. } => c.line(&format!("j.Float({x});")),
+            // (The crate's serde writes a value of a named range as its number.)
+            Ty::Enum(id) if !p.enums[*id].ranges.is_empty() => {
+                c.line(&format!("j.Named({x}.SingleName(), (ulong){x});"))
+            }
             Ty::Enum(_) => c.line(&format!("j.Named({x}.WireName(), (ulong){x});")),
             Ty::Flags(id) => {
                 let n = type_name(&p.flags[*id].name);
