@@ -164,6 +164,35 @@ namespace Wiregen
 
         /// <summary>The lists earlier messages announced (null: none known).</summary>
         public WireState State;
+
+        /// <summary>Whether the message was sent by the client (null: not said), for layouts
+        /// that depend on the direction.</summary>
+        public bool? Direction;
+        readonly ulong[] enclosing = new ulong[16];
+        int enclosingSet;
+
+        /// <summary>Keeps a field's value for the types inside its holder that read it.</summary>
+        public void SetEnclosing(int slot, ulong value)
+        {
+            enclosing[slot] = value;
+            enclosingSet |= 1 << slot;
+        }
+
+        /// <summary>The value an enclosing holder's field kept (an error outside that holder).</summary>
+        public ulong Enclosing(int slot, string holder, string field)
+        {
+            if ((enclosingSet & (1 << slot)) == 0)
+                throw new DecodeException(field, pos, "read outside a " + holder + ", whose field it needs");
+            return enclosing[slot];
+        }
+
+        /// <summary>The direction (an error when the caller did not say it).</summary>
+        public bool FromClient(string field)
+        {
+            if (Direction == null)
+                throw new DecodeException(field, pos, "its layout depends on the direction: decode it with fromClient");
+            return Direction.Value;
+        }
         ulong[][] selected = new ulong[0][];
 
         /// <summary>Selects table <paramref name="t"/>'s list of <paramref name="key"/> for the
@@ -536,6 +565,35 @@ namespace Wiregen
         byte[] buf;
         long pos; // bits
 
+        /// <summary>Whether the message is sent by the client (null: not said), for layouts
+        /// that depend on the direction.</summary>
+        public bool? Direction;
+        readonly ulong[] enclosing = new ulong[16];
+        int enclosingSet;
+
+        /// <summary>Keeps a field's value for the types inside its holder that read it.</summary>
+        public void SetEnclosing(int slot, ulong value)
+        {
+            enclosing[slot] = value;
+            enclosingSet |= 1 << slot;
+        }
+
+        /// <summary>The value an enclosing holder's field kept (an error outside that holder).</summary>
+        public ulong Enclosing(int slot, string holder, string field)
+        {
+            if ((enclosingSet & (1 << slot)) == 0)
+                throw new EncodeException(field, "written outside a " + holder + ", whose field it needs");
+            return enclosing[slot];
+        }
+
+        /// <summary>The direction (an error when the caller did not say it).</summary>
+        public bool FromClient(string field)
+        {
+            if (Direction == null)
+                throw new EncodeException(field, "its layout depends on the direction: encode it with fromClient");
+            return Direction.Value;
+        }
+
         public WireWriter(int capacity = 64)
         {
             buf = new byte[Math.Max(capacity, 8)];
@@ -550,6 +608,7 @@ namespace Wiregen
         {
             Array.Clear(buf, 0, Length);
             pos = 0;
+            enclosingSet = 0;
         }
 
         public byte[] ToArray()

@@ -123,10 +123,12 @@ fn parse(line: &str) -> Result<Answer, String> {
 
 /// The crate's value of each message (its root type decoded) as JSON; `None` where the crate
 /// does not decode it.
-pub fn crate_values<P: SerdeProtocol>(messages: &[Vec<u8>]) -> Vec<Option<serde_json::Value>> {
+pub fn crate_values<P: SerdeProtocol>(
+    messages: &[(bool, Vec<u8>)],
+) -> Vec<Option<serde_json::Value>> {
     struct Root<'m> {
         name: &'static str,
-        messages: &'m [Vec<u8>],
+        messages: &'m [(bool, Vec<u8>)],
         out: Vec<Option<serde_json::Value>>,
     }
     impl SerdeTypeVisitor for Root<'_> {
@@ -140,8 +142,8 @@ pub fn crate_values<P: SerdeProtocol>(messages: &[Vec<u8>]) -> Vec<Option<serde_
             self.out = self
                 .messages
                 .iter()
-                .map(|m| {
-                    <T::Of<'_> as Codec<'_>>::decode(m)
+                .map(|(from_client, m)| {
+                    <T::Of<'_> as Codec<'_>>::decode_from(m, *from_client)
                         .ok()
                         .and_then(|v| serde_json::to_value(&v).ok())
                 })
@@ -193,6 +195,8 @@ struct Made {
     ty: String,
     json: serde_json::Value,
     bytes: Vec<u8>,
+    /// The direction it was sent in, for a type whose layout depends on it.
+    from_client: Option<bool>,
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
@@ -218,16 +222,19 @@ fn made(program: &[String], n: usize, seed: u64, report: &mut Report) -> Vec<Mad
     };
     let mut out = Vec::new();
     for line in lines {
-        let parts: Vec<&str> = line.splitn(4, '\t').collect();
+        let parts: Vec<&str> = line.split('\t').collect();
         match parts.as_slice() {
-            ["made", ty, json, hex] => match (serde_json::from_str(json), unhex(hex)) {
-                (Ok(json), Some(bytes)) => out.push(Made {
-                    ty: ty.to_string(),
-                    json,
-                    bytes,
-                }),
-                _ => report.errors.push(format!("C#: not a value line: {line}")),
-            },
+            ["made", ty, json, hex, direction @ ..] => {
+                match (serde_json::from_str(json), unhex(hex)) {
+                    (Ok(json), Some(bytes)) => out.push(Made {
+                        ty: ty.to_string(),
+                        json,
+                        bytes,
+                        from_client: direction.first().map(|d| *d == "c"),
+                    }),
+                    _ => report.errors.push(format!("C#: not a value line: {line}")),
+                }
+            }
             ["refused", ..] => report.csharp_refused += 1,
             ["needs-state", ..] => report.csharp_needs_state += 1,
             ["self", ty, hex, why] => report.disagreements.push(format!(
@@ -256,13 +263,22 @@ fn check_made<P: SerdeProtocol>(made: &[Made], report: &mut Report) {
         {
             let name = <T::Of<'_> as Codec<'_>>::NAME;
             for m in self.made.iter().filter(|m| m.ty == name) {
-                let (decoded, notes) = <T::Of<'_> as Codec<'_>>::dissect(&m.bytes);
+                let (decoded, notes) = match m.from_client {
+                    Some(fc) => <T::Of<'_> as Codec<'_>>::dissect_from(&m.bytes, fc),
+                    None => <T::Of<'_> as Codec<'_>>::dissect(&m.bytes),
+                };
                 let problem = match decoded {
                     Err(e) => Some(format!(
                         "the crate does not decode the {name} the C# encoded as {}: {e}",
                         hex(&m.bytes)
                     )),
-                    Ok(v) => match (serde_json::to_value(&v), v.encode()) {
+                    Ok(v) => match (
+                        serde_json::to_value(&v),
+                        match m.from_client {
+                            Some(fc) => v.encode_from(fc),
+                            None => v.encode(),
+                        },
+                    ) {
                         (Ok(json), _) if !same(&json, &m.json) => Some(format!(
                             "the crate decodes the {name} the C# encoded as {} to {json}, the C# to {}",
                             hex(&m.bytes),
@@ -413,15 +429,20 @@ pub fn check<P: SerdeProtocol>(
         let notes = P::datagram_notes(*from_client, m).1;
         report.csharp_seen.see(&notes, &report.coverage);
     }
-    let valid: Vec<Vec<u8>> = valid.iter().map(|(_, m)| m.clone()).collect();
-    let valid = &valid[..];
     let made_values = made(program, valid.len().max(100), seed, report);
     check_made::<P>(&made_values, report);
     let expected = crate_values::<P>(valid);
-    let lines: Vec<Vec<u8>> = valid.iter().chain(hostile).cloned().collect();
+    // Each of the crate's messages with its direction (`c HEX`, `s HEX`), the hostile ones
+    // without.
+    let lines: Vec<String> = valid
+        .iter()
+        .map(|(fc, m)| format!("{} {}", if *fc { "c" } else { "s" }, hex(m)))
+        .chain(hostile.iter().map(|m| hex(m)))
+        .collect();
+    let valid: Vec<Vec<u8>> = valid.iter().map(|(_, m)| m.clone()).collect();
     // Generous: Mono starts in a fraction of a second and decodes thousands a second.
     let timeout = std::time::Duration::from_secs(60 + lines.len() as u64 / 100);
-    let answers = match run(program, &lines, timeout) {
+    let answers = match run_lines(program, lines, timeout) {
         Ok(a) => a,
         Err(e) => {
             report.errors.push(format!("C#: {e}"));

@@ -48,6 +48,7 @@ impl<'p> Decoder<'p> {
         Exprs {
             i: self.i,
             field: "",
+            coder: "r",
         }
     }
 
@@ -194,6 +195,7 @@ impl<'p> Decoder<'p> {
                 }
                 self.selected(c, f, |c| self.read_into(c, at, &f.ty, &loc))?;
                 self.checks(c, f, &loc, &at_local);
+                self.keep_enclosing(c, sid, fi, &loc, "r");
             }
             Some(cond) => {
                 let opt = if is_value_type(&f.ty) {
@@ -211,11 +213,33 @@ impl<'p> Decoder<'p> {
                 }
                 self.selected(c, f, |c| self.read_into(c, at, &f.ty, &inner))?;
                 self.checks(c, f, &inner, &at_local);
+                self.keep_enclosing(c, sid, fi, &inner, "r");
                 c.line(&format!("{loc} = {inner};"));
                 c.close();
             }
         }
         Ok(())
+    }
+
+    /// A field the types inside its holder read (`Holder.field`): its value kept in its slot
+    /// by the coder (`r` or `w`).
+    pub(crate) fn keep_enclosing(
+        &self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        x: &str,
+        coder: &str,
+    ) {
+        let Some(slot) = self.i.l.field(sid, fi).enclosing_slot else {
+            return;
+        };
+        let v = match self.i.p.structs[sid].fields[fi].ty {
+            Ty::Bool => format!("({x} ? 1UL : 0UL)"),
+            Ty::Int(it) if it.signed => format!("(ulong)(long){x}"),
+            _ => format!("(ulong){x}"),
+        };
+        c.line(&format!("{coder}.SetEnclosing({slot}, {v});"));
     }
 
     /// `read` with the lists of the field's `state` selected by their keys (values typed by
@@ -697,6 +721,7 @@ impl<'p> Decoder<'p> {
         let exprs = Exprs {
             i: self.i,
             field: at.nm,
+            coder: "r",
         };
         let on = exprs.expr(&u.on);
         let on = if exprs.is_bool(&u.on) {

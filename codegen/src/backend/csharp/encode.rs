@@ -36,6 +36,7 @@ impl<'p> Encoder<'p> {
         Exprs {
             i: self.i,
             field: "",
+            coder: "w",
         }
     }
 
@@ -90,6 +91,14 @@ impl<'p> Encoder<'p> {
                 c.line(&format!("int {x}Padded = w.Position;"));
             }
             self.write_field(c, sid, fi, f)?;
+            if self.i.l.field(sid, fi).enclosing_slot.is_some() {
+                let v = if f.condition.is_some() && is_value_type(&f.ty) {
+                    format!("{x}.GetValueOrDefault()")
+                } else {
+                    x.clone()
+                };
+                super::decode::Decoder::new(self.i).keep_enclosing(c, sid, fi, &v, "w");
+            }
             if let Some(n) = f.padding.pad {
                 c.line(&format!("w.Pad({x}Padded, {n}, {});", lit(&f.name)));
             }

@@ -10,6 +10,9 @@ pub(crate) struct Exprs<'p, 'f> {
     /// The field whose value is being read (a switch's, whose tag may be a list's item): what
     /// an item's errors name.
     pub(crate) field: &'f str,
+    /// The coder the expression is evaluated in: `r` (decoding) or `w` (encoding), which keeps
+    /// the enclosing fields and the direction.
+    pub(crate) coder: &'static str,
 }
 
 impl Exprs<'_, '_> {
@@ -17,6 +20,7 @@ impl Exprs<'_, '_> {
     pub(crate) fn is_bool(&self, e: &Expr) -> bool {
         match e {
             Expr::Bool(_) | Expr::FlagBit(..) | Expr::Not(_) | Expr::FromClient => true,
+            Expr::Enclosing(f) => matches!(self.i.p.field(f).ty, Ty::Bool),
             Expr::Field(path) => matches!(self.i.p.field(path.last().unwrap()).ty, Ty::Bool),
             Expr::Binary(op, ..) => op.is_comparison() || op.is_logical(),
             Expr::Cond(_, a, _) => self.is_bool(a),
@@ -99,8 +103,27 @@ impl Exprs<'_, '_> {
             }
             // (Validation keeps list items to switch tags, which only decoders evaluate.)
             Expr::Item(t, i) => format!("(long)r.Item({t}, {}, {})", self.expr(i), lit(self.field)),
-            // Refused for C# by validate/checks/limits.rs.
-            Expr::Enclosing(_) | Expr::FromClient => "0L".into(),
+            Expr::Enclosing(f) => {
+                let slot = self
+                    .i
+                    .l
+                    .enclosing
+                    .iter()
+                    .position(|e| *e == (f.struct_id, f.field));
+                let holder = lit(&self.i.p.structs[f.struct_id].name);
+                let field = &self.i.p.field(f);
+                let v = format!(
+                    "{}.Enclosing({}, {holder}, {})",
+                    self.coder,
+                    slot.unwrap_or_default(),
+                    lit(self.field)
+                );
+                match field.ty {
+                    Ty::Bool => format!("({v} != 0)"),
+                    _ => format!("(long){v}"),
+                }
+            }
+            Expr::FromClient => format!("{}.FromClient({})", self.coder, lit(self.field)),
         }
     }
 

@@ -117,7 +117,13 @@ pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
     c.line("int n = int.Parse(args[1]);");
     for id in proof_types(p) {
         let t = type_name(&p.structs[id].name);
-        c.line(&format!("for (int i = 0; i < n; i++) output.WriteLine(Made({}, () => made.Make{t}(), v => v.Encode(), b => global::{ns}.{t}.Decode(b).ToString()));", lit(&p.structs[id].name)));
+        let name = lit(&p.structs[id].name);
+        if l.reads_direction[id] {
+            // Sent by either side: the value is encoded and decoded for that direction.
+            c.line(&format!("for (int i = 0; i < n; i++) {{ bool fc = i % 2 == 0; output.WriteLine(Made({name}, () => made.Make{t}(), v => v.Encode(fc), b => global::{ns}.{t}.Decode(b, 0, b.Length, fc).ToString()) + (fc ? \"\\tc\" : \"\\ts\")); }}"));
+        } else {
+            c.line(&format!("for (int i = 0; i < n; i++) output.WriteLine(Made({name}, () => made.Make{t}(), v => v.Encode(), b => global::{ns}.{t}.Decode(b).ToString()));"));
+        }
     }
     c.line("output.Flush();");
     c.line("return 0;");
@@ -143,19 +149,25 @@ pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
     c.open();
     c.line("try");
     c.open();
+    // `c HEX` or `s HEX`: sent by the client or the server.
+    c.line("bool? fc = line.StartsWith(\"c \") ? true : line.StartsWith(\"s \") ? (bool?)false : null;");
+    c.line("var bytes = FromHex(fc == null ? line : line.Substring(2));");
     if stateful {
-        c.line("var bytes = FromHex(line);");
         c.line(&format!("var value = state == null ? global::{ns}.{root}.Decode(bytes) : global::{ns}.{root}.Decode(bytes, 0, bytes.Length, state);"));
         c.line("if (state != null) state.Record(value);");
+    } else if l.reads_direction[p.root] {
+        c.line(&format!("var value = fc == null ? global::{ns}.{root}.Decode(bytes) : global::{ns}.{root}.Decode(bytes, 0, bytes.Length, fc.Value);"));
     } else {
-        c.line(&format!(
-            "var value = global::{ns}.{root}.Decode(FromHex(line));"
-        ));
+        c.line(&format!("var value = global::{ns}.{root}.Decode(bytes);"));
     }
     c.line("var json = value.ToString();");
     c.line("try");
     c.open();
-    c.line("return \"ok\\t\" + json + \"\\t\" + ToHex(value.Encode());");
+    if l.reads_direction[p.root] {
+        c.line("return \"ok\\t\" + json + \"\\t\" + ToHex(fc == null ? value.Encode() : value.Encode(fc.Value));");
+    } else {
+        c.line("return \"ok\\t\" + json + \"\\t\" + ToHex(value.Encode());");
+    }
     c.close();
     c.line("catch (EncodeException e)");
     c.open();

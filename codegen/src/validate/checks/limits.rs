@@ -121,7 +121,7 @@ pub(crate) fn limits(r: &Report, p: &Protocol) -> Vec<Limit> {
 }
 
 /// What the C# codec does not generate yet (one code, L0118: each says what): checksums in bit
-/// streams, compression, enclosing fields and the direction in expressions, a length in a bit
+/// streams, compression, a length in a bit
 /// group of a value encoded after it, length prefixes of encoded values in bit streams, and tags
 /// the encoder cannot take from the variant.
 fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
@@ -141,17 +141,10 @@ fn csharp_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
                     ));
                 }
             };
-            let exotic = |e: &Expr| e.any(|x| matches!(x, Expr::Enclosing(_) | Expr::FromClient));
-            let exprs = field_exprs(f);
             if matches!(f.role, Role::Checksum(_)) && s.layout.is_bits() {
                 say("checksum", "a checksum in a bit stream");
             } else if f.compression.is_some() {
                 say("compression", "a compressed value");
-            } else if exprs.iter().any(|e| exotic(e)) {
-                say(
-                    "type",
-                    "an enclosing field or the direction in an expression",
-                );
             } else if f.group.is_some()
                 && matches!(f.role, Role::Derived(Derive::LengthOf(t, _)) if s.fields[t].ty.is_encoded())
             {
@@ -212,35 +205,6 @@ fn csharp_record_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
             }
         }
     }
-}
-
-/// Every expression of a field: its condition, lengths, switch tag and the keys of its lists.
-fn field_exprs(f: &Field) -> Vec<&Expr> {
-    let mut out: Vec<&Expr> = f.condition.iter().collect();
-    out.extend(f.select.iter().map(|(_, k)| k));
-    out.extend(f.warnings.iter().map(|(e, _)| e));
-    fn ty_exprs<'t>(ty: &'t Ty, out: &mut Vec<&'t Expr>) {
-        let len = |l: &'t Len, out: &mut Vec<&'t Expr>| {
-            if let Len::Expr(e) | Len::Bytes(e) = l {
-                out.push(e);
-            }
-        };
-        match ty {
-            Ty::Bytes(l) | Ty::Str(l, _) | Ty::Struct(_, Some(l)) => len(l, out),
-            Ty::Array(e, l) => {
-                len(l, out);
-                ty_exprs(e, out);
-            }
-            Ty::Union(u) => {
-                out.push(&u.on);
-                out.extend(&u.unless);
-                len(&u.len, out);
-            }
-            _ => {}
-        }
-    }
-    ty_exprs(&f.ty, &mut out);
-    out
 }
 
 /// Limits of one value of a bit-stream type (array elements included).

@@ -69,7 +69,7 @@ impl<'p> Types<'p> {
             c.line(&format!("public {t} {};", member(&name, &f.name)));
         }
         c.gap();
-        self.entry_points(c, &name, s, self.i.l.state_readers[sid]);
+        self.entry_points(c, &name, sid);
         c.gap();
         Decoder::new(self.i).read_method(c, sid)?;
         c.gap();
@@ -117,7 +117,10 @@ impl<'p> Types<'p> {
     }
 
     /// `Decode`, `TryDecode` and `Encode`: a whole message of this type.
-    fn entry_points(&self, c: &mut Code, name: &str, s: &Struct, reads_state: bool) {
+    fn entry_points(&self, c: &mut Code, name: &str, sid: StructId) {
+        let s = &self.i.p.structs[sid];
+        let reads_state = self.i.l.state_readers[sid];
+        let reads_direction = self.i.l.reads_direction[sid];
         let finish = match s.layout {
             Layout::Bytes => "r.Finish();".to_string(),
             l => format!("r.FinishBits({});", l == Layout::MsbBits),
@@ -169,6 +172,28 @@ impl<'p> Types<'p> {
             c.line("var value = Read(r);");
             c.line(&finish);
             c.line("return value;");
+            c.close();
+        }
+        if reads_direction {
+            c.gap();
+            c.line("/// <summary>Decodes a whole message sent by the client (<paramref name=\"fromClient\"/>) or the");
+            c.line("/// server: its layout depends on the direction.</summary>");
+            c.line(&format!(
+                "public static {name} Decode(byte[] buffer, int offset, int count, bool fromClient)"
+            ));
+            c.open();
+            c.line("var r = new WireReader(buffer, offset, count) { Direction = fromClient };");
+            c.line("var value = Read(r);");
+            c.line(&finish);
+            c.line("return value;");
+            c.close();
+            c.gap();
+            c.line("/// <summary>Encodes the message the client (<paramref name=\"fromClient\"/>) or the server sends.</summary>");
+            c.line("public byte[] Encode(bool fromClient)");
+            c.open();
+            c.line("var w = new WireWriter { Direction = fromClient };");
+            c.line("Write(w);");
+            c.line("return w.ToArray();");
             c.close();
         }
         c.gap();
