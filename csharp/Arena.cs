@@ -82,12 +82,9 @@ namespace Wiregen.Protocols.Arena
         /// <summary>Reads a value from where the reader is.</summary>
         public static PlayerMove Read(WireReader r)
         {
-            float x;
-            x = WireFloats.FromBits((uint)r.Bits(32, false, "x"));
-            float y;
-            y = WireFloats.FromBits((uint)r.Bits(32, false, "y"));
-            bool jumping;
-            jumping = r.Bits(1, false, "jumping") != 0;
+            float x = WireFloats.FromBits((uint)r.Bits(32, false, "x"));
+            float y = WireFloats.FromBits((uint)r.Bits(32, false, "y"));
+            bool jumping = r.Bits(1, false, "jumping") != 0;
             return new PlayerMove
             {
                 X = x,
@@ -180,8 +177,7 @@ namespace Wiregen.Protocols.Arena
         /// <summary>Reads a value from where the reader is.</summary>
         public static Chat Read(WireReader r)
         {
-            ulong length;
-            length = r.Leb128(false, "length");
+            ulong length = r.Leb128(false, "length");
             string text;
             int n0 = r.Length((long)length, "text");
             long at1 = r.BitPosition;
@@ -269,8 +265,7 @@ namespace Wiregen.Protocols.Arena
         /// <summary>Reads a value from where the reader is.</summary>
         public static Spawn Read(WireReader r)
         {
-            ulong count;
-            count = r.Leb128(false, "count");
+            ulong count = r.Leb128(false, "count");
             List<Entity> entities;
             int n1 = r.Length((long)count, "entities");
             entities = new List<Entity>(Math.Min(n1, r.Remaining));
@@ -386,14 +381,10 @@ namespace Wiregen.Protocols.Arena
         /// <summary>Reads a value from where the reader is.</summary>
         public static Entity Read(WireReader r)
         {
-            ulong id;
-            id = r.Leb128(false, "id");
-            EntityKind kind;
-            kind = (EntityKind)(byte)r.Bits(8, false, "kind");
-            long x;
-            x = WireReader.UnZigZag(r.Leb128(false, "x"));
-            long y;
-            y = WireReader.UnZigZag(r.Leb128(false, "y"));
+            ulong id = r.Leb128(false, "id");
+            EntityKind kind = (EntityKind)(byte)r.Bits(8, false, "kind");
+            long x = WireReader.UnZigZag(r.Leb128(false, "x"));
+            long y = WireReader.UnZigZag(r.Leb128(false, "y"));
             return new Entity
             {
                 Id = id,

@@ -359,8 +359,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Command Read(WireReader r)
         {
-            CommandCode code;
-            code = (CommandCode)r.U8("code");
+            CommandCode code = (CommandCode)r.U8("code");
             CommandBody body;
             long tag1 = (long)code;
             try
@@ -852,8 +851,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static ConnectionRequest Read(WireReader r)
         {
-            ushort protocolCount;
-            protocolCount = (ushort)r.UInt(2, false, "protocol_count");
+            ushort protocolCount = (ushort)r.UInt(2, false, "protocol_count");
             List<ProtocolVersion> protocols;
             int n1 = r.Length((long)protocolCount, "protocols");
             protocols = new List<ProtocolVersion>(Math.Min(n1, r.Remaining));
@@ -953,8 +951,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static ConnectionAck Read(WireReader r)
         {
-            ConnectResult result;
-            result = (ConnectResult)r.U8("result");
+            ConnectResult result = (ConnectResult)r.U8("result");
             ProtocolVersion? protocol = null;
             if (((long)result == 0L))
             {
@@ -1139,8 +1136,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static ReliableMessage Read(WireReader r)
         {
-            ushort number;
-            number = (ushort)r.UInt(2, false, "number");
+            ushort number = (ushort)r.UInt(2, false, "number");
             ArraySegment<byte> data;
             long at1 = r.BitPosition;
             data = r.Bytes(r.Remaining, "data");
@@ -1233,20 +1229,15 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static LinkState Read(WireReader r)
         {
-            ushort number;
-            number = (ushort)r.UInt(2, false, "number");
-            ushort linkId;
-            linkId = (ushort)r.UInt(2, false, "link_id");
-            LinkFlags flags;
-            flags = (LinkFlags)r.U8("flags");
-            ushort messageLen;
-            messageLen = (ushort)r.UInt(2, false, "message_len");
+            ushort number = (ushort)r.UInt(2, false, "number");
+            ushort linkId = (ushort)r.UInt(2, false, "link_id");
+            LinkFlags flags = (LinkFlags)r.U8("flags");
+            ushort messageLen = (ushort)r.UInt(2, false, "message_len");
             ArraySegment<byte> message;
             int n0 = r.Length((long)messageLen, "message");
             long at1 = r.BitPosition;
             message = r.Bytes(n0, "message");
-            ushort valueCount;
-            valueCount = (ushort)r.UInt(2, false, "value_count");
+            ushort valueCount = (ushort)r.UInt(2, false, "value_count");
             List<TypedValue> values;
             int n3 = r.Length((long)valueCount, "values");
             values = new List<TypedValue>(Math.Min(n3, r.Remaining));
@@ -1376,8 +1367,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static TypedValue Read(WireReader r)
         {
-            ValueType type;
-            type = (ValueType)r.U8("type");
+            ValueType type = (ValueType)r.U8("type");
             TypedValueValue value_;
             long tag1 = (long)type;
             try
@@ -2571,10 +2561,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static ReliableAck Read(WireReader r)
         {
-            ushort number;
-            number = (ushort)r.UInt(2, false, "number");
-            AckResult result;
-            result = (AckResult)r.U8("result");
+            ushort number = (ushort)r.UInt(2, false, "number");
+            AckResult result = (AckResult)r.U8("result");
             return new ReliableAck
             {
                 Number = number,
@@ -2656,8 +2644,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static LinkId Read(WireReader r)
         {
-            ushort linkId;
-            linkId = (ushort)r.UInt(2, false, "link_id");
+            ushort linkId = (ushort)r.UInt(2, false, "link_id");
             return new LinkId
             {
                 LinkId_ = linkId,
@@ -2747,8 +2734,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static LinkUpdate Read(WireReader r)
         {
-            byte linkCount;
-            linkCount = r.U8("link_count");
+            byte linkCount = r.U8("link_count");
             List<LinkUpdateLink> links;
             int n1 = r.Length((long)linkCount, "links");
             links = new List<LinkUpdateLink>(Math.Min(n1, r.Remaining));
@@ -2866,10 +2852,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static LinkUpdateLink Read(WireReader r)
         {
-            ushort linkId;
-            linkId = (ushort)r.UInt(2, false, "link_id");
-            byte valueCount;
-            valueCount = r.U8("value_count");
+            ushort linkId = (ushort)r.UInt(2, false, "link_id");
+            byte valueCount = r.U8("value_count");
             List<IndexedValue> values;
             ulong[] list0 = r.Select(0, (ulong)(long)linkId, "values");
             int n2 = r.Length((long)valueCount, "values");
@@ -2994,8 +2978,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static IndexedValue Read(WireReader r)
         {
-            ushort index;
-            index = (ushort)r.UInt(2, false, "index");
+            ushort index = (ushort)r.UInt(2, false, "index");
             TypedValueValue value_;
             long tag1 = (long)r.Item(0, (long)index, "value");
             try
@@ -3091,8 +3074,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static LinkValues Read(WireReader r)
         {
-            ushort valueCount;
-            valueCount = (ushort)r.UInt(2, false, "value_count");
+            ushort valueCount = (ushort)r.UInt(2, false, "value_count");
             List<TypedValue> values;
             int n1 = r.Length((long)valueCount, "values");
             values = new List<TypedValue>(Math.Min(n1, r.Remaining));
@@ -3198,10 +3180,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static LongReliableMessage Read(WireReader r)
         {
-            ushort number;
-            number = (ushort)r.UInt(2, false, "number");
-            LongMessageFlags flags;
-            flags = (LongMessageFlags)r.U8("flags");
+            ushort number = (ushort)r.UInt(2, false, "number");
+            LongMessageFlags flags = (LongMessageFlags)r.U8("flags");
             ArraySegment<byte> chunk;
             long at1 = r.BitPosition;
             chunk = r.Bytes(r.Remaining, "chunk");
@@ -3299,14 +3279,10 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static LongLinkState Read(WireReader r)
         {
-            ushort number;
-            number = (ushort)r.UInt(2, false, "number");
-            ushort linkId;
-            linkId = (ushort)r.UInt(2, false, "link_id");
-            LongLinkStateFlags flags;
-            flags = (LongLinkStateFlags)r.U8("flags");
-            ushort messageChunkLen;
-            messageChunkLen = (ushort)r.UInt(2, false, "message_chunk_len");
+            ushort number = (ushort)r.UInt(2, false, "number");
+            ushort linkId = (ushort)r.UInt(2, false, "link_id");
+            LongLinkStateFlags flags = (LongLinkStateFlags)r.U8("flags");
+            ushort messageChunkLen = (ushort)r.UInt(2, false, "message_chunk_len");
             ArraySegment<byte> messageChunk;
             int n0 = r.Length((long)messageChunkLen, "message_chunk");
             long at1 = r.BitPosition;
@@ -3414,8 +3390,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static SInt8Value Read(WireReader r)
         {
-            sbyte value_;
-            value_ = (sbyte)r.SInt(1, false, "value");
+            sbyte value_ = (sbyte)r.SInt(1, false, "value");
             return new SInt8Value
             {
                 Value_ = value_,
@@ -3492,8 +3467,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static UInt8Value Read(WireReader r)
         {
-            byte value_;
-            value_ = r.U8("value");
+            byte value_ = r.U8("value");
             return new UInt8Value
             {
                 Value_ = value_,
@@ -3570,8 +3544,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static SInt16Value Read(WireReader r)
         {
-            short value_;
-            value_ = (short)r.SInt(2, false, "value");
+            short value_ = (short)r.SInt(2, false, "value");
             return new SInt16Value
             {
                 Value_ = value_,
@@ -3648,8 +3621,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static UInt16Value Read(WireReader r)
         {
-            ushort value_;
-            value_ = (ushort)r.UInt(2, false, "value");
+            ushort value_ = (ushort)r.UInt(2, false, "value");
             return new UInt16Value
             {
                 Value_ = value_,
@@ -3726,8 +3698,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static SInt32Value Read(WireReader r)
         {
-            int value_;
-            value_ = (int)r.SInt(4, false, "value");
+            int value_ = (int)r.SInt(4, false, "value");
             return new SInt32Value
             {
                 Value_ = value_,
@@ -3804,8 +3775,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static UInt32Value Read(WireReader r)
         {
-            uint value_;
-            value_ = (uint)r.UInt(4, false, "value");
+            uint value_ = (uint)r.UInt(4, false, "value");
             return new UInt32Value
             {
                 Value_ = value_,
@@ -3882,8 +3852,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static SInt64Value Read(WireReader r)
         {
-            long value_;
-            value_ = (long)r.SInt(8, false, "value");
+            long value_ = (long)r.SInt(8, false, "value");
             return new SInt64Value
             {
                 Value_ = value_,
@@ -3960,8 +3929,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static UInt64Value Read(WireReader r)
         {
-            ulong value_;
-            value_ = (ulong)r.UInt(8, false, "value");
+            ulong value_ = (ulong)r.UInt(8, false, "value");
             return new UInt64Value
             {
                 Value_ = value_,
@@ -4038,8 +4006,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Float16Value Read(WireReader r)
         {
-            float value_;
-            value_ = r.F16(false, "value");
+            float value_ = r.F16(false, "value");
             return new Float16Value
             {
                 Value_ = value_,
@@ -4116,8 +4083,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Float32Value Read(WireReader r)
         {
-            float value_;
-            value_ = r.F32(false, "value");
+            float value_ = r.F32(false, "value");
             return new Float32Value
             {
                 Value_ = value_,
@@ -4194,8 +4160,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Float64Value Read(WireReader r)
         {
-            double value_;
-            value_ = r.F64(false, "value");
+            double value_ = r.F64(false, "value");
             return new Float64Value
             {
                 Value_ = value_,
@@ -4272,8 +4237,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static StringValue Read(WireReader r)
         {
-            ushort length;
-            length = (ushort)r.UInt(2, false, "length");
+            ushort length = (ushort)r.UInt(2, false, "length");
             string text;
             int n0 = r.Length((long)length, "text");
             long at1 = r.BitPosition;
@@ -4358,8 +4322,7 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static DataValue Read(WireReader r)
         {
-            ushort length;
-            length = (ushort)r.UInt(2, false, "length");
+            ushort length = (ushort)r.UInt(2, false, "length");
             ArraySegment<byte> data;
             int n0 = r.Length((long)length, "data");
             long at1 = r.BitPosition;
@@ -4444,10 +4407,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point2S8Value Read(WireReader r)
         {
-            sbyte x;
-            x = (sbyte)r.SInt(1, false, "x");
-            sbyte y;
-            y = (sbyte)r.SInt(1, false, "y");
+            sbyte x = (sbyte)r.SInt(1, false, "x");
+            sbyte y = (sbyte)r.SInt(1, false, "y");
             return new Point2S8Value
             {
                 X = x,
@@ -4530,10 +4491,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point2U8Value Read(WireReader r)
         {
-            byte x;
-            x = r.U8("x");
-            byte y;
-            y = r.U8("y");
+            byte x = r.U8("x");
+            byte y = r.U8("y");
             return new Point2U8Value
             {
                 X = x,
@@ -4616,10 +4575,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point2S16Value Read(WireReader r)
         {
-            short x;
-            x = (short)r.SInt(2, false, "x");
-            short y;
-            y = (short)r.SInt(2, false, "y");
+            short x = (short)r.SInt(2, false, "x");
+            short y = (short)r.SInt(2, false, "y");
             return new Point2S16Value
             {
                 X = x,
@@ -4702,10 +4659,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point2U16Value Read(WireReader r)
         {
-            ushort x;
-            x = (ushort)r.UInt(2, false, "x");
-            ushort y;
-            y = (ushort)r.UInt(2, false, "y");
+            ushort x = (ushort)r.UInt(2, false, "x");
+            ushort y = (ushort)r.UInt(2, false, "y");
             return new Point2U16Value
             {
                 X = x,
@@ -4788,10 +4743,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point2S32Value Read(WireReader r)
         {
-            int x;
-            x = (int)r.SInt(4, false, "x");
-            int y;
-            y = (int)r.SInt(4, false, "y");
+            int x = (int)r.SInt(4, false, "x");
+            int y = (int)r.SInt(4, false, "y");
             return new Point2S32Value
             {
                 X = x,
@@ -4874,10 +4827,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point2U32Value Read(WireReader r)
         {
-            uint x;
-            x = (uint)r.UInt(4, false, "x");
-            uint y;
-            y = (uint)r.UInt(4, false, "y");
+            uint x = (uint)r.UInt(4, false, "x");
+            uint y = (uint)r.UInt(4, false, "y");
             return new Point2U32Value
             {
                 X = x,
@@ -4960,10 +4911,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point2S64Value Read(WireReader r)
         {
-            long x;
-            x = (long)r.SInt(8, false, "x");
-            long y;
-            y = (long)r.SInt(8, false, "y");
+            long x = (long)r.SInt(8, false, "x");
+            long y = (long)r.SInt(8, false, "y");
             return new Point2S64Value
             {
                 X = x,
@@ -5046,10 +4995,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point2U64Value Read(WireReader r)
         {
-            ulong x;
-            x = (ulong)r.UInt(8, false, "x");
-            ulong y;
-            y = (ulong)r.UInt(8, false, "y");
+            ulong x = (ulong)r.UInt(8, false, "x");
+            ulong y = (ulong)r.UInt(8, false, "y");
             return new Point2U64Value
             {
                 X = x,
@@ -5133,12 +5080,9 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point3S8Value Read(WireReader r)
         {
-            sbyte x;
-            x = (sbyte)r.SInt(1, false, "x");
-            sbyte y;
-            y = (sbyte)r.SInt(1, false, "y");
-            sbyte z;
-            z = (sbyte)r.SInt(1, false, "z");
+            sbyte x = (sbyte)r.SInt(1, false, "x");
+            sbyte y = (sbyte)r.SInt(1, false, "y");
+            sbyte z = (sbyte)r.SInt(1, false, "z");
             return new Point3S8Value
             {
                 X = x,
@@ -5227,12 +5171,9 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point3U8Value Read(WireReader r)
         {
-            byte x;
-            x = r.U8("x");
-            byte y;
-            y = r.U8("y");
-            byte z;
-            z = r.U8("z");
+            byte x = r.U8("x");
+            byte y = r.U8("y");
+            byte z = r.U8("z");
             return new Point3U8Value
             {
                 X = x,
@@ -5321,12 +5262,9 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point3S16Value Read(WireReader r)
         {
-            short x;
-            x = (short)r.SInt(2, false, "x");
-            short y;
-            y = (short)r.SInt(2, false, "y");
-            short z;
-            z = (short)r.SInt(2, false, "z");
+            short x = (short)r.SInt(2, false, "x");
+            short y = (short)r.SInt(2, false, "y");
+            short z = (short)r.SInt(2, false, "z");
             return new Point3S16Value
             {
                 X = x,
@@ -5415,12 +5353,9 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point3U16Value Read(WireReader r)
         {
-            ushort x;
-            x = (ushort)r.UInt(2, false, "x");
-            ushort y;
-            y = (ushort)r.UInt(2, false, "y");
-            ushort z;
-            z = (ushort)r.UInt(2, false, "z");
+            ushort x = (ushort)r.UInt(2, false, "x");
+            ushort y = (ushort)r.UInt(2, false, "y");
+            ushort z = (ushort)r.UInt(2, false, "z");
             return new Point3U16Value
             {
                 X = x,
@@ -5509,12 +5444,9 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point3S32Value Read(WireReader r)
         {
-            int x;
-            x = (int)r.SInt(4, false, "x");
-            int y;
-            y = (int)r.SInt(4, false, "y");
-            int z;
-            z = (int)r.SInt(4, false, "z");
+            int x = (int)r.SInt(4, false, "x");
+            int y = (int)r.SInt(4, false, "y");
+            int z = (int)r.SInt(4, false, "z");
             return new Point3S32Value
             {
                 X = x,
@@ -5603,12 +5535,9 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point3U32Value Read(WireReader r)
         {
-            uint x;
-            x = (uint)r.UInt(4, false, "x");
-            uint y;
-            y = (uint)r.UInt(4, false, "y");
-            uint z;
-            z = (uint)r.UInt(4, false, "z");
+            uint x = (uint)r.UInt(4, false, "x");
+            uint y = (uint)r.UInt(4, false, "y");
+            uint z = (uint)r.UInt(4, false, "z");
             return new Point3U32Value
             {
                 X = x,
@@ -5697,12 +5626,9 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point3S64Value Read(WireReader r)
         {
-            long x;
-            x = (long)r.SInt(8, false, "x");
-            long y;
-            y = (long)r.SInt(8, false, "y");
-            long z;
-            z = (long)r.SInt(8, false, "z");
+            long x = (long)r.SInt(8, false, "x");
+            long y = (long)r.SInt(8, false, "y");
+            long z = (long)r.SInt(8, false, "z");
             return new Point3S64Value
             {
                 X = x,
@@ -5791,12 +5717,9 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point3U64Value Read(WireReader r)
         {
-            ulong x;
-            x = (ulong)r.UInt(8, false, "x");
-            ulong y;
-            y = (ulong)r.UInt(8, false, "y");
-            ulong z;
-            z = (ulong)r.UInt(8, false, "z");
+            ulong x = (ulong)r.UInt(8, false, "x");
+            ulong y = (ulong)r.UInt(8, false, "y");
+            ulong z = (ulong)r.UInt(8, false, "z");
             return new Point3U64Value
             {
                 X = x,
@@ -5884,10 +5807,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Vector2F16Value Read(WireReader r)
         {
-            float x;
-            x = r.F16(false, "x");
-            float y;
-            y = r.F16(false, "y");
+            float x = r.F16(false, "x");
+            float y = r.F16(false, "y");
             return new Vector2F16Value
             {
                 X = x,
@@ -5970,10 +5891,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Vector2F32Value Read(WireReader r)
         {
-            float x;
-            x = r.F32(false, "x");
-            float y;
-            y = r.F32(false, "y");
+            float x = r.F32(false, "x");
+            float y = r.F32(false, "y");
             return new Vector2F32Value
             {
                 X = x,
@@ -6056,10 +5975,8 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Vector2F64Value Read(WireReader r)
         {
-            double x;
-            x = r.F64(false, "x");
-            double y;
-            y = r.F64(false, "y");
+            double x = r.F64(false, "x");
+            double y = r.F64(false, "y");
             return new Vector2F64Value
             {
                 X = x,
@@ -6143,12 +6060,9 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Vector3F16Value Read(WireReader r)
         {
-            float x;
-            x = r.F16(false, "x");
-            float y;
-            y = r.F16(false, "y");
-            float z;
-            z = r.F16(false, "z");
+            float x = r.F16(false, "x");
+            float y = r.F16(false, "y");
+            float z = r.F16(false, "z");
             return new Vector3F16Value
             {
                 X = x,
@@ -6237,12 +6151,9 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Vector3F32Value Read(WireReader r)
         {
-            float x;
-            x = r.F32(false, "x");
-            float y;
-            y = r.F32(false, "y");
-            float z;
-            z = r.F32(false, "z");
+            float x = r.F32(false, "x");
+            float y = r.F32(false, "y");
+            float z = r.F32(false, "z");
             return new Vector3F32Value
             {
                 X = x,
@@ -6331,12 +6242,9 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static Vector3F64Value Read(WireReader r)
         {
-            double x;
-            x = r.F64(false, "x");
-            double y;
-            y = r.F64(false, "y");
-            double z;
-            z = r.F64(false, "z");
+            double x = r.F64(false, "x");
+            double y = r.F64(false, "y");
+            double z = r.F64(false, "z");
             return new Vector3F64Value
             {
                 X = x,
@@ -6426,14 +6334,10 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static QuaternionF16Value Read(WireReader r)
         {
-            float x;
-            x = r.F16(false, "x");
-            float y;
-            y = r.F16(false, "y");
-            float z;
-            z = r.F16(false, "z");
-            float w_;
-            w_ = r.F16(false, "w");
+            float x = r.F16(false, "x");
+            float y = r.F16(false, "y");
+            float z = r.F16(false, "z");
+            float w_ = r.F16(false, "w");
             return new QuaternionF16Value
             {
                 X = x,
@@ -6528,14 +6432,10 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static QuaternionF32Value Read(WireReader r)
         {
-            float x;
-            x = r.F32(false, "x");
-            float y;
-            y = r.F32(false, "y");
-            float z;
-            z = r.F32(false, "z");
-            float w_;
-            w_ = r.F32(false, "w");
+            float x = r.F32(false, "x");
+            float y = r.F32(false, "y");
+            float z = r.F32(false, "z");
+            float w_ = r.F32(false, "w");
             return new QuaternionF32Value
             {
                 X = x,
@@ -6630,14 +6530,10 @@ namespace Wiregen.Protocols.Dnp
         /// <summary>Reads a value from where the reader is.</summary>
         public static QuaternionF64Value Read(WireReader r)
         {
-            double x;
-            x = r.F64(false, "x");
-            double y;
-            y = r.F64(false, "y");
-            double z;
-            z = r.F64(false, "z");
-            double w_;
-            w_ = r.F64(false, "w");
+            double x = r.F64(false, "x");
+            double y = r.F64(false, "y");
+            double z = r.F64(false, "z");
+            double w_ = r.F64(false, "w");
             return new QuaternionF64Value
             {
                 X = x,

@@ -58,14 +58,10 @@ namespace Wiregen.Protocols.Dungeon
         /// <summary>Reads a value from where the reader is.</summary>
         public static Move Read(WireReader r)
         {
-            ushort character;
-            character = (ushort)r.UInt(2, false, "character");
-            float x;
-            x = r.F32(false, "x");
-            float y;
-            y = r.F32(false, "y");
-            bool running;
-            running = r.U8("running") != 0;
+            ushort character = (ushort)r.UInt(2, false, "character");
+            float x = r.F32(false, "x");
+            float y = r.F32(false, "y");
+            bool running = r.U8("running") != 0;
             return new Move
             {
                 Character = character,
@@ -250,8 +246,7 @@ namespace Wiregen.Protocols.Dungeon
         /// <summary>Reads a value from where the reader is.</summary>
         public static Inventory Read(WireReader r)
         {
-            ushort character;
-            character = (ushort)r.UInt(2, false, "character");
+            ushort character = (ushort)r.UInt(2, false, "character");
             List<Item> items;
             int n1 = r.Length((long)r.UInt(1, false, "items"), "items");
             items = new List<Item>(Math.Min(n1, r.Remaining));
@@ -360,10 +355,8 @@ namespace Wiregen.Protocols.Dungeon
         /// <summary>Reads a value from where the reader is.</summary>
         public static Item Read(WireReader r)
         {
-            uint itemId;
-            itemId = (uint)r.UInt(4, false, "item_id");
-            ushort count;
-            count = (ushort)r.UInt(2, false, "count");
+            uint itemId = (uint)r.UInt(4, false, "item_id");
+            ushort count = (ushort)r.UInt(2, false, "count");
             return new Item
             {
                 ItemId = itemId,

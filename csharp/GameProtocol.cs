@@ -128,8 +128,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Init Read(WireReader r)
         {
-            uint salt;
-            salt = (uint)r.UInt(4, true, "salt");
+            uint salt = (uint)r.UInt(4, true, "salt");
             return new Init
             {
                 Salt = salt,
@@ -212,8 +211,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Challenge Read(WireReader r)
         {
-            uint pepper;
-            pepper = (uint)r.UInt(4, true, "pepper");
+            uint pepper = (uint)r.UInt(4, true, "pepper");
             return new Challenge
             {
                 Pepper = pepper,
@@ -296,8 +294,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static ChallengeResponse Read(WireReader r)
         {
-            uint seasoning;
-            seasoning = (uint)r.UInt(4, true, "seasoning");
+            uint seasoning = (uint)r.UInt(4, true, "seasoning");
             return new ChallengeResponse
             {
                 Seasoning = seasoning,
@@ -389,12 +386,9 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Packet Read(WireReader r)
         {
-            PacketFlags flags;
-            flags = (PacketFlags)r.U8("flags");
-            byte chunk;
-            chunk = r.U8("chunk");
-            ushort sequence;
-            sequence = (ushort)r.UInt(2, true, "sequence");
+            PacketFlags flags = (PacketFlags)r.U8("flags");
+            byte chunk = r.U8("chunk");
+            ushort sequence = (ushort)r.UInt(2, true, "sequence");
             ArraySegment<byte> data;
             long at1 = r.BitPosition;
             data = r.Bytes(r.Remaining, "data");
@@ -493,8 +487,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static ServerMessage Read(WireReader r)
         {
-            byte variant;
-            variant = (byte)r.Bits(1, false, "variant");
+            byte variant = (byte)r.Bits(1, false, "variant");
             ServerMessageBody body;
             long tag1 = (long)variant;
             try
@@ -683,8 +676,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Event Read(WireReader r)
         {
-            uint time;
-            time = (uint)r.Rabbit(32, false, "time");
+            uint time = (uint)r.Rabbit(32, false, "time");
             EventKind kind;
             try
             {
@@ -776,8 +768,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static EventKind Read(WireReader r)
         {
-            byte variant;
-            variant = (byte)r.Bits(1, false, "variant");
+            byte variant = (byte)r.Bits(1, false, "variant");
             EventKindBody body;
             long tag1 = (long)variant;
             try
@@ -965,8 +956,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static GameOver Read(WireReader r)
         {
-            bool won;
-            won = r.Bits(1, false, "won") != 0;
+            bool won = r.Bits(1, false, "won") != 0;
             return new GameOver
             {
                 Won = won,
@@ -1043,8 +1033,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Snapshot Read(WireReader r)
         {
-            uint count;
-            count = (uint)r.Rabbit(32, false, "count");
+            uint count = (uint)r.Rabbit(32, false, "count");
             List<Entity> entities;
             int n1 = r.Length((long)count, "entities");
             entities = new List<Entity>(Math.Min(n1, r.Remaining));
@@ -1149,8 +1138,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Entity Read(WireReader r)
         {
-            uint id;
-            id = (uint)r.Rabbit(32, false, "id");
+            uint id = (uint)r.Rabbit(32, false, "id");
             EntityKind kind;
             try
             {
@@ -1242,8 +1230,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static EntityKind Read(WireReader r)
         {
-            byte variant;
-            variant = (byte)r.Bits(2, false, "variant");
+            byte variant = (byte)r.Bits(2, false, "variant");
             EntityKindBody body;
             long tag1 = (long)variant;
             try
@@ -1460,10 +1447,8 @@ namespace Wiregen.Protocols.GameProtocol
                 position = Point.Read(r);
             }
             catch (DecodeException e) { throw e.Within("position"); }
-            ObjectKind kind;
-            kind = (ObjectKind)(byte)r.Bits(1, false, "kind");
-            bool breakable;
-            breakable = r.Bits(1, false, "breakable") != 0;
+            ObjectKind kind = (ObjectKind)(byte)r.Bits(1, false, "kind");
+            bool breakable = r.Bits(1, false, "breakable") != 0;
             float? durability = null;
             if (breakable)
             {
@@ -1471,10 +1456,8 @@ namespace Wiregen.Protocols.GameProtocol
                 read1 = WireFloats.FromBits((uint)r.Bits(32, false, "durability"));
                 durability = read1;
             }
-            uint health;
-            health = (uint)r.Rabbit(32, false, "health");
-            uint maxHealth;
-            maxHealth = (uint)r.Rabbit(32, false, "max_health");
+            uint health = (uint)r.Rabbit(32, false, "health");
+            uint maxHealth = (uint)r.Rabbit(32, false, "max_health");
             return new Object
             {
                 Position = position,
@@ -1596,10 +1579,8 @@ namespace Wiregen.Protocols.GameProtocol
                 position = Point.Read(r);
             }
             catch (DecodeException e) { throw e.Within("position"); }
-            Direction movement;
-            movement = (Direction)(byte)r.Bits(8, false, "movement");
-            bool isHolding;
-            isHolding = r.Bits(1, false, "is_holding") != 0;
+            Direction movement = (Direction)(byte)r.Bits(8, false, "movement");
+            bool isHolding = r.Bits(1, false, "is_holding") != 0;
             uint? holding = null;
             if (isHolding)
             {
@@ -1607,8 +1588,7 @@ namespace Wiregen.Protocols.GameProtocol
                 read1 = (uint)r.Rabbit(32, false, "holding");
                 holding = read1;
             }
-            bool isBreaking;
-            isBreaking = r.Bits(1, false, "is_breaking") != 0;
+            bool isBreaking = r.Bits(1, false, "is_breaking") != 0;
             uint? breaking = null;
             if (isBreaking)
             {
@@ -1616,12 +1596,9 @@ namespace Wiregen.Protocols.GameProtocol
                 read2 = (uint)r.Rabbit(32, false, "breaking");
                 breaking = read2;
             }
-            uint owner;
-            owner = (uint)r.Rabbit(32, false, "owner");
-            uint health;
-            health = (uint)r.Rabbit(32, false, "health");
-            uint maxHealth;
-            maxHealth = (uint)r.Rabbit(32, false, "max_health");
+            uint owner = (uint)r.Rabbit(32, false, "owner");
+            uint health = (uint)r.Rabbit(32, false, "health");
+            uint maxHealth = (uint)r.Rabbit(32, false, "max_health");
             return new Player
             {
                 Position = position,
@@ -1752,12 +1729,9 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point Read(WireReader r)
         {
-            float x;
-            x = WireFloats.FromBits((uint)r.Bits(32, false, "x"));
-            float y;
-            y = WireFloats.FromBits((uint)r.Bits(32, false, "y"));
-            float z;
-            z = WireFloats.FromBits((uint)r.Bits(32, false, "z"));
+            float x = WireFloats.FromBits((uint)r.Bits(32, false, "x"));
+            float y = WireFloats.FromBits((uint)r.Bits(32, false, "y"));
+            float z = WireFloats.FromBits((uint)r.Bits(32, false, "z"));
             return new Point
             {
                 X = x,
@@ -1845,8 +1819,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Response Read(WireReader r)
         {
-            uint channel;
-            channel = (uint)r.Rabbit(32, false, "channel");
+            uint channel = (uint)r.Rabbit(32, false, "channel");
             ResponseKind kind;
             try
             {
@@ -1938,8 +1911,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static ResponseKind Read(WireReader r)
         {
-            byte variant;
-            variant = (byte)r.Bits(2, false, "variant");
+            byte variant = (byte)r.Bits(2, false, "variant");
             ResponseKindBody body;
             long tag1 = (long)variant;
             try
@@ -2146,8 +2118,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Error Read(WireReader r)
         {
-            uint length;
-            length = (uint)r.Rabbit(32, false, "length");
+            uint length = (uint)r.Rabbit(32, false, "length");
             string text;
             int n0 = r.Length((long)length, "text");
             long at1 = r.BitPosition;
@@ -2233,8 +2204,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Connect Read(WireReader r)
         {
-            uint player;
-            player = (uint)r.Rabbit(32, false, "player");
+            uint player = (uint)r.Rabbit(32, false, "player");
             Snapshot snapshot;
             try
             {
@@ -2330,8 +2300,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static ClientMessage Read(WireReader r)
         {
-            byte variant;
-            variant = (byte)r.Bits(1, false, "variant");
+            byte variant = (byte)r.Bits(1, false, "variant");
             ClientMessageBody body;
             long tag1 = (long)variant;
             try
@@ -2517,8 +2486,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Request Read(WireReader r)
         {
-            uint channel;
-            channel = (uint)r.Rabbit(32, false, "channel");
+            uint channel = (uint)r.Rabbit(32, false, "channel");
             RequestKind kind;
             try
             {
@@ -2610,8 +2578,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static RequestKind Read(WireReader r)
         {
-            byte variant;
-            variant = (byte)r.Bits(1, false, "variant");
+            byte variant = (byte)r.Bits(1, false, "variant");
             RequestKindBody body;
             long tag1 = (long)variant;
             try
@@ -2784,8 +2751,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Action Read(WireReader r)
         {
-            byte variant;
-            variant = (byte)r.Bits(2, false, "variant");
+            byte variant = (byte)r.Bits(2, false, "variant");
             ActionBody body;
             long tag1 = (long)variant;
             try
@@ -2998,8 +2964,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Break Read(WireReader r)
         {
-            bool isBreaking;
-            isBreaking = r.Bits(1, false, "is_breaking") != 0;
+            bool isBreaking = r.Bits(1, false, "is_breaking") != 0;
             uint? entity = null;
             if (isBreaking)
             {
@@ -3178,8 +3143,7 @@ namespace Wiregen.Protocols.GameProtocol
         /// <summary>Reads a value from where the reader is.</summary>
         public static Move Read(WireReader r)
         {
-            Direction direction;
-            direction = (Direction)(byte)r.Bits(8, false, "direction");
+            Direction direction = (Direction)(byte)r.Bits(8, false, "direction");
             return new Move
             {
                 Direction = direction,

@@ -53,14 +53,12 @@ namespace Wiregen.Protocols.Lobby
         /// <summary>Reads a value from where the reader is.</summary>
         public static Greeting Read(WireReader r)
         {
-            ushort length;
-            length = r.RiptideLen("length");
+            ushort length = r.RiptideLen("length");
             string text;
             int n0 = r.Length((long)length, "text");
             long at1 = r.BitPosition;
             text = WireText.Utf8(r.Bytes(n0, "text"), at1, "text");
-            ushort value_;
-            value_ = (ushort)r.UInt(2, false, "value");
+            ushort value_ = (ushort)r.UInt(2, false, "value");
             return new Greeting
             {
                 Text = text,
@@ -150,8 +148,7 @@ namespace Wiregen.Protocols.Lobby
         /// <summary>Reads a value from where the reader is.</summary>
         public static RoomList Read(WireReader r)
         {
-            ushort count;
-            count = r.RiptideLen("count");
+            ushort count = r.RiptideLen("count");
             List<Room> rooms;
             int n1 = r.Length((long)count, "rooms");
             rooms = new List<Room>(Math.Min(n1, r.Remaining));
@@ -165,8 +162,7 @@ namespace Wiregen.Protocols.Lobby
                 catch (DecodeException e) { throw e.Within("rooms"); }
                 rooms.Add(item0);
             }
-            ushort readyCount;
-            readyCount = r.RiptideLen("ready_count");
+            ushort readyCount = r.RiptideLen("ready_count");
             List<bool> ready;
             int n5 = r.Length((long)readyCount, "ready");
             ready = r.PackedBools(n5, "ready");
@@ -277,12 +273,9 @@ namespace Wiregen.Protocols.Lobby
         /// <summary>Reads a value from where the reader is.</summary>
         public static Room Read(WireReader r)
         {
-            uint roomId;
-            roomId = (uint)r.UInt(4, false, "room_id");
-            byte players;
-            players = r.U8("players");
-            bool open;
-            open = r.U8("open") != 0;
+            uint roomId = (uint)r.UInt(4, false, "room_id");
+            byte players = r.U8("players");
+            bool open = r.U8("open") != 0;
             return new Room
             {
                 RoomId = roomId,

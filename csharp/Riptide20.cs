@@ -190,8 +190,7 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Reads a value from where the reader is.</summary>
         public static Message Read(WireReader r)
         {
-            HeaderKind header;
-            header = (HeaderKind)r.U8("header");
+            HeaderKind header = (HeaderKind)r.U8("header");
             MessageBody body;
             long tag1 = (long)header;
             try
@@ -671,8 +670,7 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Reads a value from where the reader is.</summary>
         public static UserMessage Read(WireReader r)
         {
-            ushort messageId;
-            messageId = (ushort)r.UInt(2, false, "message_id");
+            ushort messageId = (ushort)r.UInt(2, false, "message_id");
             ArraySegment<byte> payload;
             long at1 = r.BitPosition;
             payload = r.Bytes(r.Remaining, "payload");
@@ -772,10 +770,8 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Reads a value from where the reader is.</summary>
         public static ReliableUserMessage Read(WireReader r)
         {
-            ushort sequenceId;
-            sequenceId = (ushort)r.UInt(2, false, "sequence_id");
-            ushort messageId;
-            messageId = (ushort)r.UInt(2, false, "message_id");
+            ushort sequenceId = (ushort)r.UInt(2, false, "sequence_id");
+            ushort messageId = (ushort)r.UInt(2, false, "message_id");
             ArraySegment<byte> payload;
             long at1 = r.BitPosition;
             payload = r.Bytes(r.Remaining, "payload");
@@ -873,10 +869,8 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Reads a value from where the reader is.</summary>
         public static Ack Read(WireReader r)
         {
-            ushort lastReceivedSeq;
-            lastReceivedSeq = (ushort)r.UInt(2, false, "last_received_seq");
-            ushort acksBitfield;
-            acksBitfield = (ushort)r.UInt(2, false, "acks_bitfield");
+            ushort lastReceivedSeq = (ushort)r.UInt(2, false, "last_received_seq");
+            ushort acksBitfield = (ushort)r.UInt(2, false, "acks_bitfield");
             return new Ack
             {
                 LastReceivedSeq = lastReceivedSeq,
@@ -969,12 +963,9 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Reads a value from where the reader is.</summary>
         public static AckExtra Read(WireReader r)
         {
-            ushort lastReceivedSeq;
-            lastReceivedSeq = (ushort)r.UInt(2, false, "last_received_seq");
-            ushort acksBitfield;
-            acksBitfield = (ushort)r.UInt(2, false, "acks_bitfield");
-            ushort forSeq;
-            forSeq = (ushort)r.UInt(2, false, "for_seq");
+            ushort lastReceivedSeq = (ushort)r.UInt(2, false, "last_received_seq");
+            ushort acksBitfield = (ushort)r.UInt(2, false, "acks_bitfield");
+            ushort forSeq = (ushort)r.UInt(2, false, "for_seq");
             return new AckExtra
             {
                 LastReceivedSeq = lastReceivedSeq,
@@ -1154,8 +1145,7 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Reads a value from where the reader is.</summary>
         public static Reject Read(WireReader r)
         {
-            RejectReason reason;
-            reason = (RejectReason)r.U8("reason");
+            RejectReason reason = (RejectReason)r.U8("reason");
             ArraySegment<byte> custom;
             long at1 = r.BitPosition;
             custom = r.Bytes(r.Remaining, "custom");
@@ -1420,10 +1410,8 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Reads a value from where the reader is.</summary>
         public static ClientHeartbeat Read(WireReader r)
         {
-            byte pingId;
-            pingId = r.U8("ping_id");
-            short rtt;
-            rtt = (short)r.SInt(2, false, "rtt");
+            byte pingId = r.U8("ping_id");
+            short rtt = (short)r.SInt(2, false, "rtt");
             return new ClientHeartbeat
             {
                 PingId = pingId,
@@ -1505,8 +1493,7 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Reads a value from where the reader is.</summary>
         public static ServerHeartbeat Read(WireReader r)
         {
-            byte pingId;
-            pingId = r.U8("ping_id");
+            byte pingId = r.U8("ping_id");
             return new ServerHeartbeat
             {
                 PingId = pingId,
@@ -1752,8 +1739,7 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Reads a value from where the reader is.</summary>
         public static ServerDisconnect Read(WireReader r)
         {
-            DisconnectReason reason;
-            reason = (DisconnectReason)r.U8("reason");
+            DisconnectReason reason = (DisconnectReason)r.U8("reason");
             ArraySegment<byte> custom;
             long at1 = r.BitPosition;
             custom = r.Bytes(r.Remaining, "custom");
@@ -1846,10 +1832,8 @@ namespace Wiregen.Protocols.Riptide20
         /// <summary>Reads a value from where the reader is.</summary>
         public static ClientId Read(WireReader r)
         {
-            ushort sequenceId;
-            sequenceId = (ushort)r.UInt(2, false, "sequence_id");
-            ushort clientId;
-            clientId = (ushort)r.UInt(2, false, "client_id");
+            ushort sequenceId = (ushort)r.UInt(2, false, "sequence_id");
+            ushort clientId = (ushort)r.UInt(2, false, "client_id");
             return new ClientId
             {
                 SequenceId = sequenceId,

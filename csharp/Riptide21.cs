@@ -213,8 +213,7 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Reads a value from where the reader is.</summary>
         public static Message Read(WireReader r)
         {
-            HeaderKind header;
-            header = HeaderKindNames.Known((HeaderKind)(byte)r.Bits(4, false, "header"), r, "header");
+            HeaderKind header = HeaderKindNames.Known((HeaderKind)(byte)r.Bits(4, false, "header"), r, "header");
             MessageBody body;
             long tag1 = (long)header;
             try
@@ -664,10 +663,8 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Reads a value from where the reader is.</summary>
         public static UserMessage Read(WireReader r)
         {
-            ulong messageId;
-            messageId = r.Leb128(false, "message_id");
-            BitString payload;
-            payload = r.RestBits(false, "payload");
+            ulong messageId = r.Leb128(false, "message_id");
+            BitString payload = r.RestBits(false, "payload");
             return new UserMessage
             {
                 MessageId = messageId,
@@ -763,12 +760,9 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Reads a value from where the reader is.</summary>
         public static ReliableUserMessage Read(WireReader r)
         {
-            ushort sequenceId;
-            sequenceId = (ushort)r.Bits(16, false, "sequence_id");
-            ulong messageId;
-            messageId = r.Leb128(false, "message_id");
-            BitString payload;
-            payload = r.RestBits(false, "payload");
+            ushort sequenceId = (ushort)r.Bits(16, false, "sequence_id");
+            ulong messageId = r.Leb128(false, "message_id");
+            BitString payload = r.RestBits(false, "payload");
             return new ReliableUserMessage
             {
                 SequenceId = sequenceId,
@@ -873,14 +867,10 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Reads a value from where the reader is.</summary>
         public static Notify Read(WireReader r)
         {
-            ushort lastReceivedSeq;
-            lastReceivedSeq = (ushort)r.Bits(16, false, "last_received_seq");
-            byte receivedBits;
-            receivedBits = (byte)r.Bits(8, false, "received_bits");
-            ushort sequenceId;
-            sequenceId = (ushort)r.Bits(16, false, "sequence_id");
-            BitString payload;
-            payload = r.RestBits(false, "payload");
+            ushort lastReceivedSeq = (ushort)r.Bits(16, false, "last_received_seq");
+            byte receivedBits = (byte)r.Bits(8, false, "received_bits");
+            ushort sequenceId = (ushort)r.Bits(16, false, "sequence_id");
+            BitString payload = r.RestBits(false, "payload");
             return new Notify
             {
                 LastReceivedSeq = lastReceivedSeq,
@@ -991,14 +981,10 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Reads a value from where the reader is.</summary>
         public static Ack Read(WireReader r)
         {
-            ushort lastReceivedSeq;
-            lastReceivedSeq = (ushort)r.Bits(16, false, "last_received_seq");
-            ushort receivedBits;
-            receivedBits = (ushort)r.Bits(16, false, "received_bits");
-            bool hasForSeq;
-            hasForSeq = r.Bits(1, false, "has_for_seq") != 0;
-            ushort forSeq;
-            forSeq = (ushort)r.Bits(16, false, "for_seq");
+            ushort lastReceivedSeq = (ushort)r.Bits(16, false, "last_received_seq");
+            ushort receivedBits = (ushort)r.Bits(16, false, "received_bits");
+            bool hasForSeq = r.Bits(1, false, "has_for_seq") != 0;
+            ushort forSeq = (ushort)r.Bits(16, false, "for_seq");
             return new Ack
             {
                 LastReceivedSeq = lastReceivedSeq,
@@ -1096,8 +1082,7 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Reads a value from where the reader is.</summary>
         public static Connect Read(WireReader r)
         {
-            BitString custom;
-            custom = r.RestBits(false, "custom");
+            BitString custom = r.RestBits(false, "custom");
             return new Connect
             {
                 Custom = custom,
@@ -1181,10 +1166,8 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Reads a value from where the reader is.</summary>
         public static Reject Read(WireReader r)
         {
-            RejectReason reason;
-            reason = (RejectReason)(byte)r.Bits(8, false, "reason");
-            BitString custom;
-            custom = r.RestBits(false, "custom");
+            RejectReason reason = (RejectReason)(byte)r.Bits(8, false, "reason");
+            BitString custom = r.RestBits(false, "custom");
             return new Reject
             {
                 Reason = reason,
@@ -1445,10 +1428,8 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Reads a value from where the reader is.</summary>
         public static ClientHeartbeat Read(WireReader r)
         {
-            byte pingId;
-            pingId = (byte)r.Bits(8, false, "ping_id");
-            short rtt;
-            rtt = (short)r.SBits(16, false, "rtt");
+            byte pingId = (byte)r.Bits(8, false, "ping_id");
+            short rtt = (short)r.SBits(16, false, "rtt");
             return new ClientHeartbeat
             {
                 PingId = pingId,
@@ -1530,8 +1511,7 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Reads a value from where the reader is.</summary>
         public static ServerHeartbeat Read(WireReader r)
         {
-            byte pingId;
-            pingId = (byte)r.Bits(8, false, "ping_id");
+            byte pingId = (byte)r.Bits(8, false, "ping_id");
             return new ServerHeartbeat
             {
                 PingId = pingId,
@@ -1777,10 +1757,8 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Reads a value from where the reader is.</summary>
         public static ServerDisconnect Read(WireReader r)
         {
-            DisconnectReason reason;
-            reason = (DisconnectReason)(byte)r.Bits(8, false, "reason");
-            BitString custom;
-            custom = r.RestBits(false, "custom");
+            DisconnectReason reason = (DisconnectReason)(byte)r.Bits(8, false, "reason");
+            BitString custom = r.RestBits(false, "custom");
             return new ServerDisconnect
             {
                 Reason = reason,
@@ -1872,10 +1850,8 @@ namespace Wiregen.Protocols.Riptide21
         /// <summary>Reads a value from where the reader is.</summary>
         public static ClientId Read(WireReader r)
         {
-            ushort sequenceId;
-            sequenceId = (ushort)r.Bits(16, false, "sequence_id");
-            ushort clientId;
-            clientId = (ushort)r.Bits(16, false, "client_id");
+            ushort sequenceId = (ushort)r.Bits(16, false, "sequence_id");
+            ushort clientId = (ushort)r.Bits(16, false, "client_id");
             return new ClientId
             {
                 SequenceId = sequenceId,

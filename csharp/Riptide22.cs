@@ -213,8 +213,7 @@ namespace Wiregen.Protocols.Riptide22
         /// <summary>Reads a value from where the reader is.</summary>
         public static Message Read(WireReader r)
         {
-            HeaderKind header;
-            header = HeaderKindNames.Known((HeaderKind)(byte)r.Bits(4, false, "header"), r, "header");
+            HeaderKind header = HeaderKindNames.Known((HeaderKind)(byte)r.Bits(4, false, "header"), r, "header");
             MessageBody body;
             long tag1 = (long)header;
             try
@@ -664,10 +663,8 @@ namespace Wiregen.Protocols.Riptide22
         /// <summary>Reads a value from where the reader is.</summary>
         public static UserMessage Read(WireReader r)
         {
-            ulong messageId;
-            messageId = r.Leb128(false, "message_id");
-            BitString payload;
-            payload = r.RestBits(false, "payload");
+            ulong messageId = r.Leb128(false, "message_id");
+            BitString payload = r.RestBits(false, "payload");
             return new UserMessage
             {
                 MessageId = messageId,
@@ -763,12 +760,9 @@ namespace Wiregen.Protocols.Riptide22
         /// <summary>Reads a value from where the reader is.</summary>
         public static ReliableUserMessage Read(WireReader r)
         {
-            ushort sequenceId;
-            sequenceId = (ushort)r.Bits(16, false, "sequence_id");
-            ulong messageId;
-            messageId = r.Leb128(false, "message_id");
-            BitString payload;
-            payload = r.RestBits(false, "payload");
+            ushort sequenceId = (ushort)r.Bits(16, false, "sequence_id");
+            ulong messageId = r.Leb128(false, "message_id");
+            BitString payload = r.RestBits(false, "payload");
             return new ReliableUserMessage
             {
                 SequenceId = sequenceId,
@@ -873,14 +867,10 @@ namespace Wiregen.Protocols.Riptide22
         /// <summary>Reads a value from where the reader is.</summary>
         public static Notify Read(WireReader r)
         {
-            ushort lastReceivedSeq;
-            lastReceivedSeq = (ushort)r.Bits(16, false, "last_received_seq");
-            byte receivedBits;
-            receivedBits = (byte)r.Bits(8, false, "received_bits");
-            ushort sequenceId;
-            sequenceId = (ushort)r.Bits(16, false, "sequence_id");
-            BitString payload;
-            payload = r.RestBits(false, "payload");
+            ushort lastReceivedSeq = (ushort)r.Bits(16, false, "last_received_seq");
+            byte receivedBits = (byte)r.Bits(8, false, "received_bits");
+            ushort sequenceId = (ushort)r.Bits(16, false, "sequence_id");
+            BitString payload = r.RestBits(false, "payload");
             return new Notify
             {
                 LastReceivedSeq = lastReceivedSeq,
@@ -987,12 +977,9 @@ namespace Wiregen.Protocols.Riptide22
         /// <summary>Reads a value from where the reader is.</summary>
         public static Ack Read(WireReader r)
         {
-            ushort lastReceivedSeq;
-            lastReceivedSeq = (ushort)r.Bits(16, false, "last_received_seq");
-            ushort receivedBits;
-            receivedBits = (ushort)r.Bits(16, false, "received_bits");
-            bool hasForSeq;
-            hasForSeq = r.Bits(1, false, "has_for_seq") != 0;
+            ushort lastReceivedSeq = (ushort)r.Bits(16, false, "last_received_seq");
+            ushort receivedBits = (ushort)r.Bits(16, false, "received_bits");
+            bool hasForSeq = r.Bits(1, false, "has_for_seq") != 0;
             ushort? forSeq = null;
             if (hasForSeq)
             {
@@ -1101,8 +1088,7 @@ namespace Wiregen.Protocols.Riptide22
         /// <summary>Reads a value from where the reader is.</summary>
         public static Connect Read(WireReader r)
         {
-            BitString custom;
-            custom = r.RestBits(false, "custom");
+            BitString custom = r.RestBits(false, "custom");
             return new Connect
             {
                 Custom = custom,
@@ -1186,10 +1172,8 @@ namespace Wiregen.Protocols.Riptide22
         /// <summary>Reads a value from where the reader is.</summary>
         public static Reject Read(WireReader r)
         {
-            RejectReason reason;
-            reason = (RejectReason)(byte)r.Bits(8, false, "reason");
-            BitString custom;
-            custom = r.RestBits(false, "custom");
+            RejectReason reason = (RejectReason)(byte)r.Bits(8, false, "reason");
+            BitString custom = r.RestBits(false, "custom");
             return new Reject
             {
                 Reason = reason,
@@ -1450,10 +1434,8 @@ namespace Wiregen.Protocols.Riptide22
         /// <summary>Reads a value from where the reader is.</summary>
         public static ClientHeartbeat Read(WireReader r)
         {
-            byte pingId;
-            pingId = (byte)r.Bits(8, false, "ping_id");
-            short rtt;
-            rtt = (short)r.SBits(16, false, "rtt");
+            byte pingId = (byte)r.Bits(8, false, "ping_id");
+            short rtt = (short)r.SBits(16, false, "rtt");
             return new ClientHeartbeat
             {
                 PingId = pingId,
@@ -1535,8 +1517,7 @@ namespace Wiregen.Protocols.Riptide22
         /// <summary>Reads a value from where the reader is.</summary>
         public static ServerHeartbeat Read(WireReader r)
         {
-            byte pingId;
-            pingId = (byte)r.Bits(8, false, "ping_id");
+            byte pingId = (byte)r.Bits(8, false, "ping_id");
             return new ServerHeartbeat
             {
                 PingId = pingId,
@@ -1782,10 +1763,8 @@ namespace Wiregen.Protocols.Riptide22
         /// <summary>Reads a value from where the reader is.</summary>
         public static ServerDisconnect Read(WireReader r)
         {
-            DisconnectReason reason;
-            reason = (DisconnectReason)(byte)r.Bits(8, false, "reason");
-            BitString custom;
-            custom = r.RestBits(false, "custom");
+            DisconnectReason reason = (DisconnectReason)(byte)r.Bits(8, false, "reason");
+            BitString custom = r.RestBits(false, "custom");
             return new ServerDisconnect
             {
                 Reason = reason,
@@ -1877,10 +1856,8 @@ namespace Wiregen.Protocols.Riptide22
         /// <summary>Reads a value from where the reader is.</summary>
         public static ClientId Read(WireReader r)
         {
-            ushort sequenceId;
-            sequenceId = (ushort)r.Bits(16, false, "sequence_id");
-            ushort clientId;
-            clientId = (ushort)r.Bits(16, false, "client_id");
+            ushort sequenceId = (ushort)r.Bits(16, false, "sequence_id");
+            ushort clientId = (ushort)r.Bits(16, false, "client_id");
             return new ClientId
             {
                 SequenceId = sequenceId,

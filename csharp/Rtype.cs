@@ -200,32 +200,22 @@ namespace Wiregen.Protocols.Rtype
         public static Packet Read(WireReader r)
         {
             int start = r.Position;
-            ushort magic;
             long magicAt = r.BitPosition;
-            magic = (ushort)r.UInt(2, false, "magic");
+            ushort magic = (ushort)r.UInt(2, false, "magic");
             if ((ulong)magic != 0xD1CE)
             {
                 throw r.Error("magic", magicAt, "expected 0xD1CE, found " + magic);
             }
-            Command command;
-            command = (Command)r.U8("command");
-            PacketFlags flags;
-            flags = (PacketFlags)r.U8("flags");
-            uint sequence;
-            sequence = (uint)r.UInt(4, false, "sequence");
-            uint ack;
-            ack = (uint)r.UInt(4, false, "ack");
-            ushort fragmentId;
-            fragmentId = (ushort)r.UInt(2, false, "fragment_id");
-            byte fragmentIndex;
-            fragmentIndex = r.U8("fragment_index");
-            byte fragmentCount;
-            fragmentCount = r.U8("fragment_count");
-            ushort payloadSize;
-            payloadSize = (ushort)r.UInt(2, false, "payload_size");
+            Command command = (Command)r.U8("command");
+            PacketFlags flags = (PacketFlags)r.U8("flags");
+            uint sequence = (uint)r.UInt(4, false, "sequence");
+            uint ack = (uint)r.UInt(4, false, "ack");
+            ushort fragmentId = (ushort)r.UInt(2, false, "fragment_id");
+            byte fragmentIndex = r.U8("fragment_index");
+            byte fragmentCount = r.U8("fragment_count");
+            ushort payloadSize = (ushort)r.UInt(2, false, "payload_size");
             int checksumPos = r.Position;
-            ushort checksum;
-            checksum = (ushort)r.UInt(2, false, "checksum");
+            ushort checksum = (ushort)r.UInt(2, false, "checksum");
             PacketPayload payload;
             int n0 = r.Length((long)payloadSize, "payload");
             long saved1 = r.Limit(n0, "payload");
@@ -623,9 +613,8 @@ namespace Wiregen.Protocols.Rtype
         /// <summary>Reads a value from where the reader is.</summary>
         public static ReqLogin Read(WireReader r)
         {
-            byte usernameLen;
             long usernameLenAt = r.BitPosition;
-            usernameLen = r.U8("username_len");
+            byte usernameLen = r.U8("username_len");
             if ((ulong)usernameLen > 32UL)
             {
                 throw r.Error("username_len", usernameLenAt, usernameLen + " is over the largest allowed, 32");
@@ -634,10 +623,8 @@ namespace Wiregen.Protocols.Rtype
             int n0 = r.Length((long)usernameLen, "username");
             long at1 = r.BitPosition;
             username = WireText.Utf8(r.Bytes(n0, "username"), at1, "username");
-            uint version;
-            version = (uint)r.UInt(4, false, "version");
-            ushort preferredFragmentSize;
-            preferredFragmentSize = (ushort)r.UInt(2, false, "preferred_fragment_size");
+            uint version = (uint)r.UInt(4, false, "version");
+            ushort preferredFragmentSize = (ushort)r.UInt(2, false, "preferred_fragment_size");
             return new ReqLogin
             {
                 Username = username,
@@ -746,12 +733,9 @@ namespace Wiregen.Protocols.Rtype
         /// <summary>Reads a value from where the reader is.</summary>
         public static ResLogin Read(WireReader r)
         {
-            byte success;
-            success = r.U8("success");
-            uint playerId;
-            playerId = (uint)r.UInt(4, false, "player_id");
-            ushort effectiveFragmentSize;
-            effectiveFragmentSize = (ushort)r.UInt(2, false, "effective_fragment_size");
+            byte success = r.U8("success");
+            uint playerId = (uint)r.UInt(4, false, "player_id");
+            ushort effectiveFragmentSize = (ushort)r.UInt(2, false, "effective_fragment_size");
             return new ResLogin
             {
                 Success = success,
@@ -844,8 +828,7 @@ namespace Wiregen.Protocols.Rtype
         /// <summary>Reads a value from where the reader is.</summary>
         public static ReqJoinRoom Read(WireReader r)
         {
-            uint roomId;
-            roomId = (uint)r.UInt(4, false, "room_id");
+            uint roomId = (uint)r.UInt(4, false, "room_id");
             return new ReqJoinRoom
             {
                 RoomId = roomId,
@@ -928,8 +911,7 @@ namespace Wiregen.Protocols.Rtype
         /// <summary>Reads a value from where the reader is.</summary>
         public static CInput Read(WireReader r)
         {
-            InputMask inputMask;
-            inputMask = (InputMask)r.U8("input_mask");
+            InputMask inputMask = (InputMask)r.U8("input_mask");
             return new CInput
             {
                 InputMask = inputMask,
@@ -1131,14 +1113,10 @@ namespace Wiregen.Protocols.Rtype
         /// <summary>Reads a value from where the reader is.</summary>
         public static EntityState Read(WireReader r)
         {
-            uint entityId;
-            entityId = (uint)r.UInt(4, false, "entity_id");
-            ushort x;
-            x = (ushort)r.UInt(2, false, "x");
-            ushort y;
-            y = (ushort)r.UInt(2, false, "y");
-            byte type;
-            type = r.U8("type");
+            uint entityId = (uint)r.UInt(4, false, "entity_id");
+            ushort x = (ushort)r.UInt(2, false, "x");
+            ushort y = (ushort)r.UInt(2, false, "y");
+            byte type = r.U8("type");
             return new EntityState
             {
                 EntityId = entityId,

@@ -355,32 +355,22 @@ namespace Wiregen.Protocols.RtypeImpl
         public static Packet Read(WireReader r)
         {
             int start = r.Position;
-            ushort magic;
             long magicAt = r.BitPosition;
-            magic = (ushort)r.UInt(2, false, "magic");
+            ushort magic = (ushort)r.UInt(2, false, "magic");
             if ((ulong)magic != 0xD1CE)
             {
                 throw r.Error("magic", magicAt, "expected 0xD1CE, found " + magic);
             }
-            Command command;
-            command = (Command)r.U8("command");
-            PacketFlags flags;
-            flags = (PacketFlags)r.U8("flags");
-            uint sequence;
-            sequence = (uint)r.UInt(4, false, "sequence");
-            uint ack;
-            ack = (uint)r.UInt(4, false, "ack");
-            ushort fragmentId;
-            fragmentId = (ushort)r.UInt(2, false, "fragment_id");
-            byte fragmentIndex;
-            fragmentIndex = r.U8("fragment_index");
-            byte fragmentCount;
-            fragmentCount = r.U8("fragment_count");
-            ushort payloadSize;
-            payloadSize = (ushort)r.UInt(2, false, "payload_size");
+            Command command = (Command)r.U8("command");
+            PacketFlags flags = (PacketFlags)r.U8("flags");
+            uint sequence = (uint)r.UInt(4, false, "sequence");
+            uint ack = (uint)r.UInt(4, false, "ack");
+            ushort fragmentId = (ushort)r.UInt(2, false, "fragment_id");
+            byte fragmentIndex = r.U8("fragment_index");
+            byte fragmentCount = r.U8("fragment_count");
+            ushort payloadSize = (ushort)r.UInt(2, false, "payload_size");
             int checksumPos = r.Position;
-            ushort checksum;
-            checksum = (ushort)r.UInt(2, false, "checksum");
+            ushort checksum = (ushort)r.UInt(2, false, "checksum");
             PacketPayload payload;
             int n0 = r.Length((long)payloadSize, "payload");
             long saved1 = r.Limit(n0, "payload");
@@ -1018,9 +1008,8 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static ReqLogin Read(WireReader r)
         {
-            byte usernameLen;
             long usernameLenAt = r.BitPosition;
-            usernameLen = r.U8("username_len");
+            byte usernameLen = r.U8("username_len");
             if ((ulong)usernameLen > 32UL)
             {
                 throw r.Error("username_len", usernameLenAt, usernameLen + " is over the largest allowed, 32");
@@ -1029,10 +1018,8 @@ namespace Wiregen.Protocols.RtypeImpl
             int n0 = r.Length((long)usernameLen, "username");
             long at1 = r.BitPosition;
             username = WireText.Utf8(r.Bytes(n0, "username"), at1, "username");
-            uint version;
-            version = (uint)r.UInt(4, false, "version");
-            ushort preferredFragmentSize;
-            preferredFragmentSize = (ushort)r.UInt(2, false, "preferred_fragment_size");
+            uint version = (uint)r.UInt(4, false, "version");
+            ushort preferredFragmentSize = (ushort)r.UInt(2, false, "preferred_fragment_size");
             return new ReqLogin
             {
                 Username = username,
@@ -1141,12 +1128,9 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static ResLogin Read(WireReader r)
         {
-            byte success;
-            success = r.U8("success");
-            uint playerId;
-            playerId = (uint)r.UInt(4, false, "player_id");
-            ushort effectiveFragmentSize;
-            effectiveFragmentSize = (ushort)r.UInt(2, false, "effective_fragment_size");
+            byte success = r.U8("success");
+            uint playerId = (uint)r.UInt(4, false, "player_id");
+            ushort effectiveFragmentSize = (ushort)r.UInt(2, false, "effective_fragment_size");
             return new ResLogin
             {
                 Success = success,
@@ -1239,8 +1223,7 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static ReqJoinRoom Read(WireReader r)
         {
-            uint roomId;
-            roomId = (uint)r.UInt(4, false, "room_id");
+            uint roomId = (uint)r.UInt(4, false, "room_id");
             return new ReqJoinRoom
             {
                 RoomId = roomId,
@@ -1327,10 +1310,8 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static CInput Read(WireReader r)
         {
-            uint clientTick;
-            clientTick = (uint)r.UInt(4, false, "client_tick");
-            InputMask inputMask;
-            inputMask = (InputMask)r.U8("input_mask");
+            uint clientTick = (uint)r.UInt(4, false, "client_tick");
+            InputMask inputMask = (InputMask)r.U8("input_mask");
             return new CInput
             {
                 ClientTick = clientTick,
@@ -1419,10 +1400,8 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static SEntityState Read(WireReader r)
         {
-            uint tick;
-            tick = (uint)r.UInt(4, false, "tick");
-            uint entryCount;
-            entryCount = (uint)r.UInt(4, false, "entry_count");
+            uint tick = (uint)r.UInt(4, false, "tick");
+            uint entryCount = (uint)r.UInt(4, false, "entry_count");
             List<DeltaEntry> entries;
             int n1 = r.Length((long)entryCount, "entries");
             entries = new List<DeltaEntry>(Math.Min(n1, r.Remaining));
@@ -1549,14 +1528,10 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static EntityState Read(WireReader r)
         {
-            uint entityId;
-            entityId = (uint)r.UInt(4, false, "entity_id");
-            ushort x;
-            x = (ushort)r.UInt(2, false, "x");
-            ushort y;
-            y = (ushort)r.UInt(2, false, "y");
-            byte type;
-            type = r.U8("type");
+            uint entityId = (uint)r.UInt(4, false, "entity_id");
+            ushort x = (ushort)r.UInt(2, false, "x");
+            ushort y = (ushort)r.UInt(2, false, "y");
+            byte type = r.U8("type");
             return new EntityState
             {
                 EntityId = entityId,
@@ -1654,8 +1629,7 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static ReqLogout Read(WireReader r)
         {
-            uint playerId;
-            playerId = (uint)r.UInt(4, false, "player_id");
+            uint playerId = (uint)r.UInt(4, false, "player_id");
             return new ReqLogout
             {
                 PlayerId = playerId,
@@ -1739,10 +1713,8 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static DeltaEntry Read(WireReader r)
         {
-            DeltaOp op;
-            op = (DeltaOp)r.U8("op");
-            uint entityId;
-            entityId = (uint)r.UInt(4, false, "entity_id");
+            DeltaOp op = (DeltaOp)r.U8("op");
+            uint entityId = (uint)r.UInt(4, false, "entity_id");
             DeltaEntryComponent component;
             long tag1 = (long)op;
             try
@@ -1982,10 +1954,8 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static SetComponent Read(WireReader r)
         {
-            ComponentType componentType;
-            componentType = (ComponentType)r.U8("component_type");
-            ushort dataSize;
-            dataSize = (ushort)r.UInt(2, false, "data_size");
+            ComponentType componentType = (ComponentType)r.U8("component_type");
+            ushort dataSize = (ushort)r.UInt(2, false, "data_size");
             SetComponentData data;
             int n0 = r.Length((long)dataSize, "data");
             long saved1 = r.Limit(n0, "data");
@@ -2478,8 +2448,7 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static RemoveComponent Read(WireReader r)
         {
-            ComponentType componentType;
-            componentType = (ComponentType)r.U8("component_type");
+            ComponentType componentType = (ComponentType)r.U8("component_type");
             return new RemoveComponent
             {
                 ComponentType = componentType,
@@ -2556,8 +2525,7 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static Controllable Read(WireReader r)
         {
-            float speed;
-            speed = r.F32(false, "speed");
+            float speed = r.F32(false, "speed");
             return new Controllable
             {
                 Speed = speed,
@@ -2637,8 +2605,7 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static Shooter Read(WireReader r)
         {
-            float timer;
-            timer = r.F32(false, "timer");
+            float timer = r.F32(false, "timer");
             return new Shooter
             {
                 Timer = timer,
@@ -2717,12 +2684,9 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static Health Read(WireReader r)
         {
-            int hp;
-            hp = (int)r.SInt(4, false, "hp");
-            int maxHp;
-            maxHp = (int)r.SInt(4, false, "max_hp");
-            int changes;
-            changes = (int)r.SInt(4, false, "changes");
+            int hp = (int)r.SInt(4, false, "hp");
+            int maxHp = (int)r.SInt(4, false, "max_hp");
+            int changes = (int)r.SInt(4, false, "changes");
             return new Health
             {
                 Hp = hp,
@@ -2812,14 +2776,10 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static Hitbox Read(WireReader r)
         {
-            float width;
-            width = r.F32(false, "width");
-            float height;
-            height = r.F32(false, "height");
-            float offsetX;
-            offsetX = r.F32(false, "offset_x");
-            float offsetY;
-            offsetY = r.F32(false, "offset_y");
+            float width = r.F32(false, "width");
+            float height = r.F32(false, "height");
+            float offsetX = r.F32(false, "offset_x");
+            float offsetY = r.F32(false, "offset_y");
             return new Hitbox
             {
                 Width = width,
@@ -2912,10 +2872,8 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static PlayerComponent Read(WireReader r)
         {
-            byte id;
-            id = r.U8("id");
-            float shootCooldown;
-            shootCooldown = r.F32(false, "shoot_cooldown");
+            byte id = r.U8("id");
+            float shootCooldown = r.F32(false, "shoot_cooldown");
             return new PlayerComponent
             {
                 Id = id,
@@ -2998,10 +2956,8 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static Replicated Read(WireReader r)
         {
-            uint tag_;
-            tag_ = (uint)r.UInt(4, false, "tag");
-            ulong lastUpdateTick;
-            lastUpdateTick = (ulong)r.UInt(8, false, "last_update_tick");
+            uint tag_ = (uint)r.UInt(4, false, "tag");
+            ulong lastUpdateTick = (ulong)r.UInt(8, false, "last_update_tick");
             return new Replicated
             {
                 Tag_ = tag_,
@@ -3088,18 +3044,12 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static MovementPattern Read(WireReader r)
         {
-            PatternKind kind;
-            kind = (PatternKind)(int)r.SInt(4, false, "kind");
-            float speed;
-            speed = r.F32(false, "speed");
-            float amplitude;
-            amplitude = r.F32(false, "amplitude");
-            float frequency;
-            frequency = r.F32(false, "frequency");
-            float timer;
-            timer = r.F32(false, "timer");
-            float baseY;
-            baseY = r.F32(false, "base_y");
+            PatternKind kind = (PatternKind)(int)r.SInt(4, false, "kind");
+            float speed = r.F32(false, "speed");
+            float amplitude = r.F32(false, "amplitude");
+            float frequency = r.F32(false, "frequency");
+            float timer = r.F32(false, "timer");
+            float baseY = r.F32(false, "base_y");
             return new MovementPattern
             {
                 Kind = kind,
@@ -3206,18 +3156,12 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static Stats Read(WireReader r)
         {
-            int score;
-            score = (int)r.SInt(4, false, "score");
-            int dmg;
-            dmg = (int)r.SInt(4, false, "dmg");
-            int kills;
-            kills = (int)r.SInt(4, false, "kills");
-            int level;
-            level = (int)r.SInt(4, false, "level");
-            int pointToNextLevel;
-            pointToNextLevel = (int)r.SInt(4, false, "point_to_next_level");
-            byte bossActive;
-            bossActive = r.U8("boss_active");
+            int score = (int)r.SInt(4, false, "score");
+            int dmg = (int)r.SInt(4, false, "dmg");
+            int kills = (int)r.SInt(4, false, "kills");
+            int level = (int)r.SInt(4, false, "level");
+            int pointToNextLevel = (int)r.SInt(4, false, "point_to_next_level");
+            byte bossActive = r.U8("boss_active");
             return new Stats
             {
                 Score = score,
@@ -3319,8 +3263,7 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static Tag Read(WireReader r)
         {
-            ulong id;
-            id = (ulong)r.UInt(8, false, "id");
+            ulong id = (ulong)r.UInt(8, false, "id");
             return new Tag
             {
                 Id = id,
@@ -3410,28 +3353,17 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static Transform Read(WireReader r)
         {
-            float x;
-            x = r.F32(false, "x");
-            float y;
-            y = r.F32(false, "y");
-            float z;
-            z = r.F32(false, "z");
-            float originX;
-            originX = r.F32(false, "origin_x");
-            float originY;
-            originY = r.F32(false, "origin_y");
-            float rx;
-            rx = r.F32(false, "rx");
-            float ry;
-            ry = r.F32(false, "ry");
-            float rz;
-            rz = r.F32(false, "rz");
-            float sx;
-            sx = r.F32(false, "sx");
-            float sy;
-            sy = r.F32(false, "sy");
-            float sz;
-            sz = r.F32(false, "sz");
+            float x = r.F32(false, "x");
+            float y = r.F32(false, "y");
+            float z = r.F32(false, "z");
+            float originX = r.F32(false, "origin_x");
+            float originY = r.F32(false, "origin_y");
+            float rx = r.F32(false, "rx");
+            float ry = r.F32(false, "ry");
+            float rz = r.F32(false, "rz");
+            float sx = r.F32(false, "sx");
+            float sy = r.F32(false, "sy");
+            float sz = r.F32(false, "sz");
             return new Transform
             {
                 X = x,
@@ -3561,9 +3493,8 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static LobbyString Read(WireReader r)
         {
-            byte len;
             long lenAt = r.BitPosition;
-            len = r.U8("len");
+            byte len = r.U8("len");
             if ((ulong)len > 64UL)
             {
                 throw r.Error("len", lenAt, len + " is over the largest allowed, 64");
@@ -3659,9 +3590,8 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static ResLobbyList Read(WireReader r)
         {
-            byte count;
             long countAt = r.BitPosition;
-            count = r.U8("count");
+            byte count = r.U8("count");
             if ((ulong)count > 32UL)
             {
                 throw r.Error("count", countAt, count + " is over the largest allowed, 32");
@@ -3780,20 +3710,16 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static LobbyInfo Read(WireReader r)
         {
-            uint lobbyId;
-            lobbyId = (uint)r.UInt(4, false, "lobby_id");
+            uint lobbyId = (uint)r.UInt(4, false, "lobby_id");
             LobbyString name;
             try
             {
                 name = LobbyString.Read(r);
             }
             catch (DecodeException e) { throw e.Within("name"); }
-            byte currentPlayers;
-            currentPlayers = r.U8("current_players");
-            byte maxPlayers;
-            maxPlayers = r.U8("max_players");
-            ushort port;
-            port = (ushort)r.UInt(2, false, "port");
+            byte currentPlayers = r.U8("current_players");
+            byte maxPlayers = r.U8("max_players");
+            ushort port = (ushort)r.UInt(2, false, "port");
             return new LobbyInfo
             {
                 LobbyId = lobbyId,
@@ -3901,8 +3827,7 @@ namespace Wiregen.Protocols.RtypeImpl
                 name = LobbyString.Read(r);
             }
             catch (DecodeException e) { throw e.Within("name"); }
-            byte maxPlayers;
-            maxPlayers = r.U8("max_players");
+            byte maxPlayers = r.U8("max_players");
             return new ReqCreateLobby
             {
                 Name = name,
@@ -3997,12 +3922,9 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static ResCreateLobby Read(WireReader r)
         {
-            byte success;
-            success = r.U8("success");
-            uint lobbyId;
-            lobbyId = (uint)r.UInt(4, false, "lobby_id");
-            ushort port;
-            port = (ushort)r.UInt(2, false, "port");
+            byte success = r.U8("success");
+            uint lobbyId = (uint)r.UInt(4, false, "lobby_id");
+            ushort port = (ushort)r.UInt(2, false, "port");
             LobbyString errorMessage;
             try
             {
@@ -4107,8 +4029,7 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static LobbyRef Read(WireReader r)
         {
-            uint lobbyId;
-            lobbyId = (uint)r.UInt(4, false, "lobby_id");
+            uint lobbyId = (uint)r.UInt(4, false, "lobby_id");
             return new LobbyRef
             {
                 LobbyId = lobbyId,
@@ -4193,10 +4114,8 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static ResJoinLobby Read(WireReader r)
         {
-            byte success;
-            success = r.U8("success");
-            ushort port;
-            port = (ushort)r.UInt(2, false, "port");
+            byte success = r.U8("success");
+            ushort port = (ushort)r.UInt(2, false, "port");
             LobbyString errorMessage;
             try
             {
@@ -4294,10 +4213,8 @@ namespace Wiregen.Protocols.RtypeImpl
         /// <summary>Reads a value from where the reader is.</summary>
         public static LobbyStateUpdate Read(WireReader r)
         {
-            uint lobbyId;
-            lobbyId = (uint)r.UInt(4, false, "lobby_id");
-            byte currentPlayers;
-            currentPlayers = r.U8("current_players");
+            uint lobbyId = (uint)r.UInt(4, false, "lobby_id");
+            byte currentPlayers = r.U8("current_players");
             return new LobbyStateUpdate
             {
                 LobbyId = lobbyId,

@@ -53,10 +53,8 @@ namespace Wiregen.Protocols.Application
         /// <summary>Reads a value from where the reader is.</summary>
         public static Move Read(WireReader r)
         {
-            float x;
-            x = r.F32(false, "x");
-            bool jumping;
-            jumping = r.U8("jumping") != 0;
+            float x = r.F32(false, "x");
+            bool jumping = r.U8("jumping") != 0;
             return new Move
             {
                 X = x,

@@ -56,16 +56,11 @@ namespace Wiregen.Protocols.BitFields
         /// <summary>Reads a value from where the reader is.</summary>
         public static Bits Read(WireReader r)
         {
-            byte tiny;
-            tiny = (byte)r.Bits(1, false, "tiny");
-            sbyte signed;
-            signed = (sbyte)r.SBits(5, false, "signed");
-            ushort odd;
-            odd = (ushort)r.Bits(13, false, "odd");
-            uint wide;
-            wide = (uint)r.Bits(32, false, "wide");
-            BitString rest;
-            rest = r.RestBits(false, "rest");
+            byte tiny = (byte)r.Bits(1, false, "tiny");
+            sbyte signed = (sbyte)r.SBits(5, false, "signed");
+            ushort odd = (ushort)r.Bits(13, false, "odd");
+            uint wide = (uint)r.Bits(32, false, "wide");
+            BitString rest = r.RestBits(false, "rest");
             return new Bits
             {
                 Tiny = tiny,

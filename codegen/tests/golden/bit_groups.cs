@@ -97,25 +97,17 @@ namespace Wiregen.Protocols.BitGroups
         public static Frame Read(WireReader r)
         {
             ulong groupControl = r.UInt(2, true, "control");
-            Kind kind;
-            kind = (Kind)((groupControl >> 0) & 0xFUL);
-            ushort length;
-            length = (ushort)((groupControl >> 4) & 0xFFFUL);
+            Kind kind = (Kind)((groupControl >> 0) & 0xFUL);
+            ushort length = (ushort)((groupControl >> 4) & 0xFFFUL);
             ulong groupStatus = r.UInt(1, true, "status");
-            bool urgent;
-            urgent = ((groupStatus >> 7) & 0x1UL) != 0;
-            bool hasExtra;
-            hasExtra = ((groupStatus >> 6) & 0x1UL) != 0;
-            sbyte level;
-            level = (sbyte)((long)(((groupStatus >> 3) & 0x7UL) << 61) >> 61);
+            bool urgent = ((groupStatus >> 7) & 0x1UL) != 0;
+            bool hasExtra = ((groupStatus >> 6) & 0x1UL) != 0;
+            sbyte level = (sbyte)((long)(((groupStatus >> 3) & 0x7UL) << 61) >> 61);
             ulong groupWord = r.UInt(4, false, "word");
-            byte lane;
-            lane = (byte)((groupWord >> 0) & 0x1FUL);
-            Opts opts;
-            opts = (Opts)((groupWord >> 5) & 0x7UL);
-            uint count;
+            byte lane = (byte)((groupWord >> 0) & 0x1FUL);
+            Opts opts = (Opts)((groupWord >> 5) & 0x7UL);
             long countAt = r.BitPosition;
-            count = (uint)((groupWord >> 8) & 0xFFFFFFUL);
+            uint count = (uint)((groupWord >> 8) & 0xFFFFFFUL);
             if ((long)count > 1000000L)
             {
                 throw r.Error("count", countAt, count + " is not a valid value");

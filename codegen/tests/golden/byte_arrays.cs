@@ -66,10 +66,8 @@ namespace Wiregen.Protocols.ByteArrays
         /// <summary>Reads a value from where the reader is.</summary>
         public static Roster Read(WireReader r)
         {
-            ushort playersSize;
-            playersSize = (ushort)r.UInt(2, false, "players_size");
-            byte scoresWords;
-            scoresWords = r.U8("scores_words");
+            ushort playersSize = (ushort)r.UInt(2, false, "players_size");
+            byte scoresWords = r.U8("scores_words");
             List<Player> players;
             int n1 = r.Length((long)playersSize, "players");
             long saved2 = r.Limit(n1, "players");
@@ -126,9 +124,8 @@ namespace Wiregen.Protocols.ByteArrays
                 r.Unlimit(saved17, "entries");
                 entries.Add(item13);
             }
-            byte cellSize;
             long cellSizeAt = r.BitPosition;
-            cellSize = r.U8("cell_size");
+            byte cellSize = r.U8("cell_size");
             if ((long)cellSize != 4L)
             {
                 throw r.Error("cell_size", cellSizeAt, cellSize + " is not a valid value");
@@ -417,8 +414,7 @@ namespace Wiregen.Protocols.ByteArrays
         /// <summary>Reads a value from where the reader is.</summary>
         public static Player Read(WireReader r)
         {
-            ushort id;
-            id = (ushort)r.UInt(2, false, "id");
+            ushort id = (ushort)r.UInt(2, false, "id");
             string name;
             int n0 = r.Length((long)r.UInt(1, false, "name"), "name");
             long at1 = r.BitPosition;
@@ -508,8 +504,7 @@ namespace Wiregen.Protocols.ByteArrays
         /// <summary>Reads a value from where the reader is.</summary>
         public static Entry Read(WireReader r)
         {
-            byte kind;
-            kind = r.U8("kind");
+            byte kind = r.U8("kind");
             ArraySegment<byte> data;
             long at1 = r.BitPosition;
             data = r.Bytes(r.Remaining, "data");
@@ -596,10 +591,8 @@ namespace Wiregen.Protocols.ByteArrays
         /// <summary>Reads a value from where the reader is.</summary>
         public static Cell Read(WireReader r)
         {
-            short x;
-            x = (short)r.SInt(2, false, "x");
-            short y;
-            y = (short)r.SInt(2, false, "y");
+            short x = (short)r.SInt(2, false, "x");
+            short y = (short)r.SInt(2, false, "y");
             return new Cell
             {
                 X = x,
@@ -682,8 +675,7 @@ namespace Wiregen.Protocols.ByteArrays
         /// <summary>Reads a value from where the reader is.</summary>
         public static Parts Read(WireReader r)
         {
-            byte partSize;
-            partSize = r.U8("part_size");
+            byte partSize = r.U8("part_size");
             List<Part> parts;
             int n1 = r.Length((long)r.UInt(1, false, "parts"), "parts");
             parts = new List<Part>(Math.Min(n1, r.Remaining));
@@ -800,8 +792,7 @@ namespace Wiregen.Protocols.ByteArrays
         /// <summary>Reads a value from where the reader is.</summary>
         public static Part Read(WireReader r)
         {
-            byte kind;
-            kind = r.U8("kind");
+            byte kind = r.U8("kind");
             ArraySegment<byte> data;
             long at1 = r.BitPosition;
             data = r.Bytes(r.Remaining, "data");

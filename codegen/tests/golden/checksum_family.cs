@@ -57,17 +57,13 @@ namespace Wiregen.Protocols.ChecksumFamily
         {
             int start = r.Position;
             int kindFrom = r.Position;
-            byte kind;
-            kind = r.U8("kind");
+            byte kind = r.U8("kind");
             int headerSumPos = r.Position;
-            byte headerSum;
-            headerSum = r.U8("header_sum");
-            ushort length;
-            length = (ushort)r.UInt(2, true, "length");
+            byte headerSum = r.U8("header_sum");
+            ushort length = (ushort)r.UInt(2, true, "length");
             int lengthTo = r.Position;
             int bodyCheckPos = r.Position;
-            ushort bodyCheck;
-            bodyCheck = (ushort)r.UInt(2, true, "body_check");
+            ushort bodyCheck = (ushort)r.UInt(2, true, "body_check");
             int bodyFrom = r.Position;
             FrameBody body;
             int n0 = r.Length((long)length, "body");
@@ -81,8 +77,7 @@ namespace Wiregen.Protocols.ChecksumFamily
             r.Unlimit(saved1, "body");
             int bodyTo = r.Position;
             int adlerPos = r.Position;
-            uint adler;
-            adler = (uint)r.UInt(4, true, "adler");
+            uint adler = (uint)r.UInt(4, true, "adler");
             ulong headerSumComputed = r.Checksum(HeaderSumAlgo, kindFrom, lengthTo, headerSumPos, 1);
             if (headerSumComputed != (ulong)headerSum)
             {
@@ -328,22 +323,18 @@ namespace Wiregen.Protocols.ChecksumFamily
         public static Sums Read(WireReader r)
         {
             int start = r.Position;
-            ushort a;
-            a = (ushort)r.UInt(2, true, "a");
+            ushort a = (ushort)r.UInt(2, true, "a");
             string text;
             int n0 = r.Length((long)r.UInt(1, true, "text"), "text");
             long at1 = r.BitPosition;
             text = WireText.Utf8(r.Bytes(n0, "text"), at1, "text");
             int textTo = r.Position;
             int totalPos = r.Position;
-            ushort total;
-            total = (ushort)r.UInt(2, true, "total");
+            ushort total = (ushort)r.UInt(2, true, "total");
             int widePos = r.Position;
-            uint wide;
-            wide = (uint)r.UInt(4, true, "wide");
+            uint wide = (uint)r.UInt(4, true, "wide");
             int parityPos = r.Position;
-            byte parity;
-            parity = r.U8("parity");
+            byte parity = r.U8("parity");
             ulong wideComputed = r.Checksum(WideAlgo, start, textTo, widePos, 4);
             if (wideComputed != (ulong)wide)
             {
@@ -468,11 +459,9 @@ namespace Wiregen.Protocols.ChecksumFamily
             }
             int valuesTo = r.Position;
             int @shortPos = r.Position;
-            ushort @short;
-            @short = (ushort)r.UInt(2, false, "short");
+            ushort @short = (ushort)r.UInt(2, false, "short");
             int @longPos = r.Position;
-            uint @long;
-            @long = (uint)r.UInt(4, true, "long");
+            uint @long = (uint)r.UInt(4, true, "long");
             ulong @shortComputed = r.Checksum(ShortAlgo, start, valuesTo, @shortPos, 2);
             if (@shortComputed != (ulong)@short)
             {

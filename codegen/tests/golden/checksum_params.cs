@@ -54,11 +54,9 @@ namespace Wiregen.Protocols.ChecksumParams
         public static Framed Read(WireReader r)
         {
             int start = r.Position;
-            byte kind;
-            kind = r.U8("kind");
+            byte kind = r.U8("kind");
             int crcPos = r.Position;
-            uint crc;
-            crc = (uint)r.UInt(4, false, "crc");
+            uint crc = (uint)r.UInt(4, false, "crc");
             FramedBody body;
             long tag1 = (long)kind;
             try
@@ -256,11 +254,9 @@ namespace Wiregen.Protocols.ChecksumParams
         public static Inner Read(WireReader r)
         {
             int start = r.Position;
-            ushort value_;
-            value_ = (ushort)r.UInt(2, false, "value");
+            ushort value_ = (ushort)r.UInt(2, false, "value");
             int checkPos = r.Position;
-            ushort check;
-            check = (ushort)r.UInt(2, false, "check");
+            ushort check = (ushort)r.UInt(2, false, "check");
             ulong checkComputed = r.Checksum(CheckAlgo, start, r.Position, checkPos, 2);
             if (checkComputed != (ulong)check)
             {

@@ -55,11 +55,9 @@ namespace Wiregen.Protocols.Checksums
         public static Checked Read(WireReader r)
         {
             int start = r.Position;
-            uint sequence;
-            sequence = (uint)r.UInt(4, false, "sequence");
+            uint sequence = (uint)r.UInt(4, false, "sequence");
             int checksumPos = r.Position;
-            ushort checksum;
-            checksum = (ushort)r.UInt(2, false, "checksum");
+            ushort checksum = (ushort)r.UInt(2, false, "checksum");
             ArraySegment<byte> data;
             long at1 = r.BitPosition;
             data = r.Bytes(r.Remaining, "data");

@@ -54,10 +54,8 @@ namespace Wiregen.Protocols.Conditionals
         /// <summary>Reads a value from where the reader is.</summary>
         public static Cond Read(WireReader r)
         {
-            byte version;
-            version = r.U8("version");
-            bool enabled;
-            enabled = r.U8("enabled") != 0;
+            byte version = r.U8("version");
+            bool enabled = r.U8("enabled") != 0;
             uint? extra = null;
             if ((((long)version >= 2L) && !enabled))
             {

@@ -52,8 +52,7 @@ namespace Wiregen.Protocols.Conversation
         /// <summary>Reads a value from where the reader is.</summary>
         public static Hello Read(WireReader r)
         {
-            uint salt;
-            salt = (uint)r.UInt(4, true, "salt");
+            uint salt = (uint)r.UInt(4, true, "salt");
             return new Hello
             {
                 Salt = salt,
@@ -130,8 +129,7 @@ namespace Wiregen.Protocols.Conversation
         /// <summary>Reads a value from where the reader is.</summary>
         public static Welcome Read(WireReader r)
         {
-            uint pepper;
-            pepper = (uint)r.UInt(4, true, "pepper");
+            uint pepper = (uint)r.UInt(4, true, "pepper");
             return new Welcome
             {
                 Pepper = pepper,
@@ -209,8 +207,7 @@ namespace Wiregen.Protocols.Conversation
         /// <summary>Reads a value from where the reader is.</summary>
         public static Packet Read(WireReader r)
         {
-            ushort sequence;
-            sequence = (ushort)r.UInt(2, true, "sequence");
+            ushort sequence = (ushort)r.UInt(2, true, "sequence");
             ArraySegment<byte> data;
             long at1 = r.BitPosition;
             data = r.Bytes(r.Remaining, "data");

@@ -53,8 +53,7 @@ namespace Wiregen.Protocols.ElementSize
         /// <summary>Reads a value from where the reader is.</summary>
         public static Packet Read(WireReader r)
         {
-            byte elementSize;
-            elementSize = r.U8("element_size");
+            byte elementSize = r.U8("element_size");
             List<Item> items;
             items = new List<Item>();
             while (r.Remaining > 0)

@@ -99,17 +99,14 @@ namespace Wiregen.Protocols.Enclosing
         /// <summary>Reads a value from where the reader is.</summary>
         public static Datagram Read(WireReader r)
         {
-            uint protocolId;
             long protocolIdAt = r.BitPosition;
-            protocolId = (uint)r.UInt(4, true, "protocol_id");
+            uint protocolId = (uint)r.UInt(4, true, "protocol_id");
             if ((ulong)protocolId != 0x4F457403)
             {
                 throw r.Error("protocol_id", protocolIdAt, "expected 0x4F457403, found " + protocolId);
             }
-            ushort peerId;
-            peerId = (ushort)r.UInt(2, true, "peer_id");
-            byte channel;
-            channel = r.U8("channel");
+            ushort peerId = (ushort)r.UInt(2, true, "peer_id");
+            byte channel = r.U8("channel");
             r.SetEnclosing(0, (ulong)channel);
             Packet packet;
             try
@@ -228,8 +225,7 @@ namespace Wiregen.Protocols.Enclosing
         /// <summary>Reads a value from where the reader is.</summary>
         public static Packet Read(WireReader r)
         {
-            Kind kind;
-            kind = (Kind)r.U8("kind");
+            Kind kind = (Kind)r.U8("kind");
             PacketBody body;
             long tag1 = (long)kind;
             try
@@ -492,10 +488,8 @@ namespace Wiregen.Protocols.Enclosing
         /// <summary>Reads a value from where the reader is.</summary>
         public static Reliable Read(WireReader r)
         {
-            ushort seqnum;
-            seqnum = (ushort)r.UInt(2, true, "seqnum");
-            Kind innerKind;
-            innerKind = (Kind)r.U8("inner_kind");
+            ushort seqnum = (ushort)r.UInt(2, true, "seqnum");
+            Kind innerKind = (Kind)r.U8("inner_kind");
             ReliableInner inner;
             long tag1 = (long)innerKind;
             try
@@ -735,8 +729,7 @@ namespace Wiregen.Protocols.Enclosing
         /// <summary>Reads a value from where the reader is.</summary>
         public static Control Read(WireReader r)
         {
-            byte control;
-            control = r.U8("control");
+            byte control = r.U8("control");
             ushort? peer = null;
             if ((((long)control == 1L) && !r.FromClient("")))
             {
@@ -858,8 +851,7 @@ namespace Wiregen.Protocols.Enclosing
         /// <summary>Reads a value from where the reader is.</summary>
         public static Original Read(WireReader r)
         {
-            ushort command;
-            command = (ushort)r.UInt(2, true, "command");
+            ushort command = (ushort)r.UInt(2, true, "command");
             OriginalBody body;
             long tag1 = (r.FromClient("body") ? (long)command : ((long)command + 0x1000L));
             try
@@ -1069,8 +1061,7 @@ namespace Wiregen.Protocols.Enclosing
         /// <summary>Reads a value from where the reader is.</summary>
         public static Init Read(WireReader r)
         {
-            byte version;
-            version = r.U8("version");
+            byte version = r.U8("version");
             string name;
             int n0 = r.Length((long)r.UInt(1, true, "name"), "name");
             long at1 = r.BitPosition;
@@ -1160,8 +1151,7 @@ namespace Wiregen.Protocols.Enclosing
         /// <summary>Reads a value from where the reader is.</summary>
         public static Hello Read(WireReader r)
         {
-            ushort peer;
-            peer = (ushort)r.UInt(2, true, "peer");
+            ushort peer = (ushort)r.UInt(2, true, "peer");
             byte? flags = null;
             if (((long)r.Enclosing(0, "Datagram", "") != 0L))
             {
@@ -1267,12 +1257,9 @@ namespace Wiregen.Protocols.Enclosing
         /// <summary>Reads a value from where the reader is.</summary>
         public static Split Read(WireReader r)
         {
-            ushort seqnum;
-            seqnum = (ushort)r.UInt(2, true, "seqnum");
-            ushort count;
-            count = (ushort)r.UInt(2, true, "count");
-            ushort index;
-            index = (ushort)r.UInt(2, true, "index");
+            ushort seqnum = (ushort)r.UInt(2, true, "seqnum");
+            ushort count = (ushort)r.UInt(2, true, "count");
+            ushort index = (ushort)r.UInt(2, true, "index");
             ArraySegment<byte> chunk;
             int n0 = r.Length((((long)r.Enclosing(0, "Datagram", "") == 2L) ? 4L : 8L), "chunk");
             long at1 = r.BitPosition;

@@ -67,8 +67,7 @@ namespace Wiregen.Protocols.Encodings
             int n2 = r.Length((long)r.UInt(1, false, "city"), "city");
             long at3 = r.BitPosition;
             city = WireText.Latin1(r.Bytes(n2, "city"));
-            ushort units;
-            units = (ushort)r.UInt(2, false, "units");
+            ushort units = (ushort)r.UInt(2, false, "units");
             string name;
             int n4 = r.Length((2L * (long)units), "name");
             long at5 = r.BitPosition;

@@ -61,16 +61,11 @@ namespace Wiregen.Protocols.EnetConstructs
         public static Packet Read(WireReader r)
         {
             ulong groupHeader = r.UInt(8, true, "header");
-            ushort peerId;
-            peerId = (ushort)((groupHeader >> 0) & 0xFFFUL);
-            byte session;
-            session = (byte)((groupHeader >> 12) & 0x3UL);
-            bool compressed;
-            compressed = ((groupHeader >> 14) & 0x1UL) != 0;
-            bool hasTime;
-            hasTime = ((groupHeader >> 15) & 0x1UL) != 0;
-            ulong stamp;
-            stamp = (ulong)((groupHeader >> 16) & 0xFFFFFFFFFFFFUL);
+            ushort peerId = (ushort)((groupHeader >> 0) & 0xFFFUL);
+            byte session = (byte)((groupHeader >> 12) & 0x3UL);
+            bool compressed = ((groupHeader >> 14) & 0x1UL) != 0;
+            bool hasTime = ((groupHeader >> 15) & 0x1UL) != 0;
+            ulong stamp = (ulong)((groupHeader >> 16) & 0xFFFFFFFFFFFFUL);
             ushort? sentTime = null;
             if (hasTime)
             {
@@ -78,8 +73,7 @@ namespace Wiregen.Protocols.EnetConstructs
                 read0 = (ushort)r.UInt(2, true, "sent_time");
                 sentTime = read0;
             }
-            bool reliable;
-            reliable = r.U8("reliable") != 0;
+            bool reliable = r.U8("reliable") != 0;
             PacketBody body;
             long tag2 = (reliable ? 1L : 0L);
             try
@@ -310,13 +304,10 @@ namespace Wiregen.Protocols.EnetConstructs
         /// <summary>Reads a value from where the reader is.</summary>
         public static Command Read(WireReader r)
         {
-            byte channelId;
-            channelId = r.U8("channel_id");
-            bool wide;
-            wide = r.U8("wide") != 0;
-            byte n;
+            byte channelId = r.U8("channel_id");
+            bool wide = r.U8("wide") != 0;
             long nAt = r.BitPosition;
-            n = r.U8("n");
+            byte n = r.U8("n");
             if ((ulong)n > 8UL)
             {
                 throw r.Error("n", nAt, n + " is over the largest allowed, 8");
@@ -461,8 +452,7 @@ namespace Wiregen.Protocols.EnetConstructs
         /// <summary>Reads a value from where the reader is.</summary>
         public static Unreliable Read(WireReader r)
         {
-            ushort unreliableSequenceNumber;
-            unreliableSequenceNumber = (ushort)r.UInt(2, true, "unreliable_sequence_number");
+            ushort unreliableSequenceNumber = (ushort)r.UInt(2, true, "unreliable_sequence_number");
             ArraySegment<byte> data;
             long at1 = r.BitPosition;
             data = r.Bytes(r.Remaining, "data");

@@ -92,16 +92,14 @@ namespace Wiregen.Protocols.EnumConst
         /// <summary>Reads a value from where the reader is.</summary>
         public static Hello Read(WireReader r)
         {
-            Kind kind;
             long kindAt = r.BitPosition;
-            kind = (Kind)r.U8("kind");
+            Kind kind = (Kind)r.U8("kind");
             if ((ulong)kind != 1)
             {
                 throw r.Error("kind", kindAt, "expected 1, found " + kind);
             }
-            Version version;
             long versionAt = r.BitPosition;
-            version = (Version)(ushort)r.UInt(2, false, "version");
+            Version version = (Version)(ushort)r.UInt(2, false, "version");
             if ((ulong)version != 2)
             {
                 throw r.Error("version", versionAt, "expected 2, found " + version);

@@ -140,10 +140,8 @@ namespace Wiregen.Protocols.EnumRanges
         /// <summary>Reads a value from where the reader is.</summary>
         public static Shot Read(WireReader r)
         {
-            Weapon weapon;
-            weapon = (Weapon)r.U8("weapon");
-            Level level;
-            level = LevelNames.Known((Level)r.U8("level"), r, "level");
+            Weapon weapon = (Weapon)r.U8("weapon");
+            Level level = LevelNames.Known((Level)r.U8("level"), r, "level");
             ShotExtra extra;
             long tag1 = (long)weapon;
             try
@@ -388,8 +386,7 @@ namespace Wiregen.Protocols.EnumRanges
         /// <summary>Reads a value from where the reader is.</summary>
         public static Ammo Read(WireReader r)
         {
-            byte rounds;
-            rounds = r.U8("rounds");
+            byte rounds = r.U8("rounds");
             return new Ammo
             {
                 Rounds = rounds,

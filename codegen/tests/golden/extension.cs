@@ -121,10 +121,8 @@ namespace Wiregen.Protocols.Extension
         /// <summary>Reads a value from where the reader is.</summary>
         public static Both Read(WireReader r)
         {
-            Open open;
-            open = (Open)r.U8("open");
-            Closed closed;
-            closed = ClosedNames.Known((Closed)(ushort)r.UInt(2, false, "closed"), r, "closed");
+            Open open = (Open)r.U8("open");
+            Closed closed = ClosedNames.Known((Closed)(ushort)r.UInt(2, false, "closed"), r, "closed");
             return new Both
             {
                 Open = open,

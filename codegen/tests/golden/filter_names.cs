@@ -239,8 +239,7 @@ namespace Wiregen.Protocols.FilterNames
                 target = Vec3.Read(r);
             }
             catch (DecodeException e) { throw e.Within("target"); }
-            AimFlags flags;
-            flags = (AimFlags)r.U8("flags");
+            AimFlags flags = (AimFlags)r.U8("flags");
             return new Aim
             {
                 Target = target,
@@ -328,12 +327,9 @@ namespace Wiregen.Protocols.FilterNames
         /// <summary>Reads a value from where the reader is.</summary>
         public static Vec3 Read(WireReader r)
         {
-            float x;
-            x = r.F32(false, "x");
-            float y;
-            y = r.F32(false, "y");
-            short z;
-            z = (short)r.SInt(2, false, "z");
+            float x = r.F32(false, "x");
+            float y = r.F32(false, "y");
+            short z = (short)r.SInt(2, false, "z");
             return new Vec3
             {
                 X = x,

@@ -70,8 +70,7 @@ namespace Wiregen.Protocols.Flags
         /// <summary>Reads a value from where the reader is.</summary>
         public static Flagged Read(WireReader r)
         {
-            Opts opts;
-            opts = (Opts)(ushort)r.UInt(2, true, "opts");
+            Opts opts = (Opts)(ushort)r.UInt(2, true, "opts");
             byte? level = null;
             if ((((ulong)opts & 0x1UL) != 0))
             {

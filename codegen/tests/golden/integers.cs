@@ -62,30 +62,21 @@ namespace Wiregen.Protocols.Integers
         /// <summary>Reads a value from where the reader is.</summary>
         public static Ints Read(WireReader r)
         {
-            ushort magic;
             long magicAt = r.BitPosition;
-            magic = (ushort)r.UInt(2, true, "magic");
+            ushort magic = (ushort)r.UInt(2, true, "magic");
             if ((ulong)magic != 0xCAFE)
             {
                 throw r.Error("magic", magicAt, "expected 0xCAFE, found " + magic);
             }
-            byte a;
-            a = r.U8("a");
-            short b;
-            b = (short)r.SInt(2, false, "b");
-            uint c;
-            c = (uint)r.UInt(3, true, "c");
-            long d;
-            d = (long)r.SInt(8, true, "d");
-            float e;
-            e = r.F32(true, "e");
-            double f;
-            f = r.F64(false, "f");
-            bool g;
-            g = r.U8("g") != 0;
-            byte h;
+            byte a = r.U8("a");
+            short b = (short)r.SInt(2, false, "b");
+            uint c = (uint)r.UInt(3, true, "c");
+            long d = (long)r.SInt(8, true, "d");
+            float e = r.F32(true, "e");
+            double f = r.F64(false, "f");
+            bool g = r.U8("g") != 0;
             long hAt = r.BitPosition;
-            h = r.U8("h");
+            byte h = r.U8("h");
             if ((ulong)h > 9UL)
             {
                 throw r.Error("h", hAt, h + " is over the largest allowed, 9");

@@ -66,14 +66,12 @@ namespace Wiregen.Protocols.Lengths
             int n2 = r.Length((long)r.UInt(2, false, "note"), "note");
             long at3 = r.BitPosition;
             note = r.Bytes(n2, "note");
-            byte units;
-            units = r.U8("units");
+            byte units = r.U8("units");
             string tail;
             int n4 = r.Length(((long)units * 2L), "tail");
             long at5 = r.BitPosition;
             tail = WireText.Utf8(r.Bytes(n4, "tail"), at5, "tail");
-            byte count;
-            count = r.U8("count");
+            byte count = r.U8("count");
             List<Item> items;
             int n7 = r.Length((long)count, "items");
             items = new List<Item>(Math.Min(n7, r.Remaining));
@@ -96,8 +94,7 @@ namespace Wiregen.Protocols.Lengths
                 item10 = (ushort)r.UInt(2, true, "words");
                 words.Add(item10);
             }
-            byte innerLen;
-            innerLen = r.U8("inner_len");
+            byte innerLen = r.U8("inner_len");
             Item inner;
             int n13 = r.Length((long)innerLen, "inner");
             long saved14 = r.Limit(n13, "inner");
@@ -270,8 +267,7 @@ namespace Wiregen.Protocols.Lengths
         /// <summary>Reads a value from where the reader is.</summary>
         public static Item Read(WireReader r)
         {
-            ushort id;
-            id = (ushort)r.UInt(2, true, "id");
+            ushort id = (ushort)r.UInt(2, true, "id");
             return new Item
             {
                 Id = id,

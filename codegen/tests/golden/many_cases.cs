@@ -52,8 +52,7 @@ namespace Wiregen.Protocols.ManyCases
         /// <summary>Reads a value from where the reader is.</summary>
         public static Command Read(WireReader r)
         {
-            byte code;
-            code = r.U8("code");
+            byte code = r.U8("code");
             CommandBody body;
             long tag1 = (long)code;
             try
@@ -538,10 +537,8 @@ namespace Wiregen.Protocols.ManyCases
         /// <summary>Reads a value from where the reader is.</summary>
         public static Move Read(WireReader r)
         {
-            short dx;
-            dx = (short)r.SInt(2, false, "dx");
-            short dy;
-            dy = (short)r.SInt(2, false, "dy");
+            short dx = (short)r.SInt(2, false, "dx");
+            short dy = (short)r.SInt(2, false, "dy");
             return new Move
             {
                 Dx = dx,
@@ -623,8 +620,7 @@ namespace Wiregen.Protocols.ManyCases
         /// <summary>Reads a value from where the reader is.</summary>
         public static Turn Read(WireReader r)
         {
-            ushort angle;
-            angle = (ushort)r.UInt(2, false, "angle");
+            ushort angle = (ushort)r.UInt(2, false, "angle");
             return new Turn
             {
                 Angle = angle,
@@ -701,8 +697,7 @@ namespace Wiregen.Protocols.ManyCases
         /// <summary>Reads a value from where the reader is.</summary>
         public static Fire Read(WireReader r)
         {
-            byte weapon;
-            weapon = r.U8("weapon");
+            byte weapon = r.U8("weapon");
             return new Fire
             {
                 Weapon = weapon,
@@ -779,8 +774,7 @@ namespace Wiregen.Protocols.ManyCases
         /// <summary>Reads a value from where the reader is.</summary>
         public static Jump Read(WireReader r)
         {
-            byte height;
-            height = r.U8("height");
+            byte height = r.U8("height");
             return new Jump
             {
                 Height = height,
@@ -857,8 +851,7 @@ namespace Wiregen.Protocols.ManyCases
         /// <summary>Reads a value from where the reader is.</summary>
         public static Crouch Read(WireReader r)
         {
-            bool on;
-            on = r.U8("on") != 0;
+            bool on = r.U8("on") != 0;
             return new Crouch
             {
                 On = on,
@@ -935,8 +928,7 @@ namespace Wiregen.Protocols.ManyCases
         /// <summary>Reads a value from where the reader is.</summary>
         public static Reload Read(WireReader r)
         {
-            byte slot;
-            slot = r.U8("slot");
+            byte slot = r.U8("slot");
             return new Reload
             {
                 Slot = slot,
@@ -1013,8 +1005,7 @@ namespace Wiregen.Protocols.ManyCases
         /// <summary>Reads a value from where the reader is.</summary>
         public static Chat Read(WireReader r)
         {
-            byte textLen;
-            textLen = r.U8("text_len");
+            byte textLen = r.U8("text_len");
             string text;
             int n0 = r.Length((long)textLen, "text");
             long at1 = r.BitPosition;
@@ -1099,8 +1090,7 @@ namespace Wiregen.Protocols.ManyCases
         /// <summary>Reads a value from where the reader is.</summary>
         public static Emote Read(WireReader r)
         {
-            ushort id;
-            id = (ushort)r.UInt(2, false, "id");
+            ushort id = (ushort)r.UInt(2, false, "id");
             return new Emote
             {
                 Id = id,
@@ -1177,8 +1167,7 @@ namespace Wiregen.Protocols.ManyCases
         /// <summary>Reads a value from where the reader is.</summary>
         public static Ping Read(WireReader r)
         {
-            uint sentAt_;
-            sentAt_ = (uint)r.UInt(4, false, "sent_at");
+            uint sentAt_ = (uint)r.UInt(4, false, "sent_at");
             return new Ping
             {
                 SentAt = sentAt_,

@@ -109,32 +109,19 @@ namespace Wiregen.Protocols.MsbBits
         /// <summary>Reads a value from where the reader is.</summary>
         public static Header Read(WireReader r)
         {
-            byte version;
-            version = (byte)r.Bits(4, true, "version");
-            byte ihl;
-            ihl = (byte)r.Bits(4, true, "ihl");
-            ushort totalLength;
-            totalLength = (ushort)r.Bits(16, true, "total_length");
-            Frag frag;
-            frag = (Frag)(byte)r.Bits(3, true, "frag");
-            ushort offset;
-            offset = (ushort)r.Bits(13, true, "offset");
-            Kind kind;
-            kind = (Kind)(ushort)r.Bits(12, true, "kind");
-            sbyte delta;
-            delta = (sbyte)r.SBits(5, true, "delta");
-            bool urgent;
-            urgent = r.Bits(1, true, "urgent") != 0;
-            ulong stamp;
-            stamp = (ulong)r.Bits(40, true, "stamp");
-            long debt;
-            debt = (long)r.SBits(33, true, "debt");
-            ulong id;
-            id = (ulong)r.Bits(64, true, "id");
-            float gain;
-            gain = WireFloats.FromBits((uint)r.Bits(32, true, "gain"));
-            double precise;
-            precise = BitConverter.Int64BitsToDouble((long)r.Bits(64, true, "precise"));
+            byte version = (byte)r.Bits(4, true, "version");
+            byte ihl = (byte)r.Bits(4, true, "ihl");
+            ushort totalLength = (ushort)r.Bits(16, true, "total_length");
+            Frag frag = (Frag)(byte)r.Bits(3, true, "frag");
+            ushort offset = (ushort)r.Bits(13, true, "offset");
+            Kind kind = (Kind)(ushort)r.Bits(12, true, "kind");
+            sbyte delta = (sbyte)r.SBits(5, true, "delta");
+            bool urgent = r.Bits(1, true, "urgent") != 0;
+            ulong stamp = (ulong)r.Bits(40, true, "stamp");
+            long debt = (long)r.SBits(33, true, "debt");
+            ulong id = (ulong)r.Bits(64, true, "id");
+            float gain = WireFloats.FromBits((uint)r.Bits(32, true, "gain"));
+            double precise = BitConverter.Int64BitsToDouble((long)r.Bits(64, true, "precise"));
             Point origin;
             try
             {
@@ -158,8 +145,7 @@ namespace Wiregen.Protocols.MsbBits
             int n5 = r.Length((long)r.Bits(5, true, "label"), "label");
             long at6 = r.BitPosition;
             label = WireText.Utf8(r.BitBytes(n5, true, "label"), at6, "label");
-            BitString rest;
-            rest = r.RestBits(true, "rest");
+            BitString rest = r.RestBits(true, "rest");
             return new Header
             {
                 Version = version,
@@ -337,10 +323,8 @@ namespace Wiregen.Protocols.MsbBits
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point Read(WireReader r)
         {
-            sbyte x;
-            x = (sbyte)r.SBits(7, true, "x");
-            ushort y;
-            y = (ushort)r.Bits(9, true, "y");
+            sbyte x = (sbyte)r.SBits(7, true, "x");
+            ushort y = (ushort)r.Bits(9, true, "y");
             return new Point
             {
                 X = x,

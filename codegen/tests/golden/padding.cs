@@ -58,12 +58,10 @@ namespace Wiregen.Protocols.Padding
         public static Record Read(WireReader r)
         {
             int start = r.Position;
-            byte kind;
-            kind = r.U8("kind");
+            byte kind = r.U8("kind");
             r.UInt(1, false, "reserved");
             r.Align(start, 4, "id");
-            uint id;
-            id = (uint)r.UInt(4, false, "id");
+            uint id = (uint)r.UInt(4, false, "id");
             long namePadded = r.Limit(16, "name");
             string name;
             int n0 = r.Length((long)r.UInt(1, false, "name"), "name");
@@ -229,8 +227,7 @@ namespace Wiregen.Protocols.Padding
         /// <summary>Reads a value from where the reader is.</summary>
         public static Mode Read(WireReader r)
         {
-            byte level;
-            level = (byte)r.Bits(3, false, "level");
+            byte level = (byte)r.Bits(3, false, "level");
             r.Bits(5, false, "unused");
             return new Mode
             {
@@ -312,10 +309,8 @@ namespace Wiregen.Protocols.Padding
         public static Entry Read(WireReader r)
         {
             long padded = r.Limit(8, "padding");
-            ushort code;
-            code = (ushort)r.UInt(2, false, "code");
-            byte value_;
-            value_ = r.U8("value");
+            ushort code = (ushort)r.UInt(2, false, "code");
+            byte value_ = r.U8("value");
             r.Pad(padded);
             return new Entry
             {

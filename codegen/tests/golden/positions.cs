@@ -54,8 +54,7 @@ namespace Wiregen.Protocols.Positions
         /// <summary>Reads a value from where the reader is.</summary>
         public static Framed Read(WireReader r)
         {
-            byte arraySize;
-            arraySize = r.U8("array_size");
+            byte arraySize = r.U8("array_size");
             List<byte> items;
             int n1 = r.Length((16L - (long)arraySize), "items");
             items = new List<byte>(Math.Min(n1, r.Remaining));
@@ -69,8 +68,7 @@ namespace Wiregen.Protocols.Positions
             int n3 = r.Length(((long)r.Remaining - 2L), "body");
             long at4 = r.BitPosition;
             body = r.Bytes(n3, "body");
-            ushort crc;
-            crc = (ushort)r.UInt(2, false, "crc");
+            ushort crc = (ushort)r.UInt(2, false, "crc");
             return new Framed
             {
                 Items = items,
@@ -173,8 +171,7 @@ namespace Wiregen.Protocols.Positions
         /// <summary>Reads a value from where the reader is.</summary>
         public static Tail Read(WireReader r)
         {
-            byte kind;
-            kind = r.U8("kind");
+            byte kind = r.U8("kind");
             ushort? extra = null;
             if (((long)r.Remaining >= 2L))
             {

@@ -124,16 +124,11 @@ namespace Wiregen.Protocols.Announced
         /// <summary>Reads a value from where the reader is.</summary>
         public static Message Read(WireReader r)
         {
-            Kind kind;
-            kind = (Kind)r.U8("kind");
-            Opts opts;
-            opts = (Opts)r.U8("opts");
-            bool noNote;
-            noNote = r.U8("no_note") != 0;
-            Shape shape;
-            shape = (Shape)r.U8("shape");
-            byte mode;
-            mode = r.U8("mode");
+            Kind kind = (Kind)r.U8("kind");
+            Opts opts = (Opts)r.U8("opts");
+            bool noNote = r.U8("no_note") != 0;
+            Shape shape = (Shape)r.U8("shape");
+            byte mode = r.U8("mode");
             uint? target = null;
             if ((((ulong)opts & 0x1UL) != 0))
             {
@@ -568,10 +563,8 @@ namespace Wiregen.Protocols.Announced
         /// <summary>Reads a value from where the reader is.</summary>
         public static Motion Read(WireReader r)
         {
-            bool hasSpeed;
-            hasSpeed = r.Bits(1, false, "has_speed") != 0;
-            bool idle;
-            idle = r.Bits(1, false, "idle") != 0;
+            bool hasSpeed = r.Bits(1, false, "has_speed") != 0;
+            bool idle = r.Bits(1, false, "idle") != 0;
             ushort? speed = null;
             if (hasSpeed)
             {

@@ -69,18 +69,12 @@ namespace Wiregen.Protocols.Reassembly
         /// <summary>Reads a value from where the reader is.</summary>
         public static Packet Read(WireReader r)
         {
-            Flags flags;
-            flags = (Flags)r.U8("flags");
-            byte command;
-            command = r.U8("command");
-            ushort fragmentId;
-            fragmentId = (ushort)r.UInt(2, false, "fragment_id");
-            byte fragmentIndex;
-            fragmentIndex = r.U8("fragment_index");
-            byte fragmentCount;
-            fragmentCount = r.U8("fragment_count");
-            ushort payloadSize;
-            payloadSize = (ushort)r.UInt(2, false, "payload_size");
+            Flags flags = (Flags)r.U8("flags");
+            byte command = r.U8("command");
+            ushort fragmentId = (ushort)r.UInt(2, false, "fragment_id");
+            byte fragmentIndex = r.U8("fragment_index");
+            byte fragmentCount = r.U8("fragment_count");
+            ushort payloadSize = (ushort)r.UInt(2, false, "payload_size");
             PacketPayload payload;
             int n0 = r.Length((long)payloadSize, "payload");
             long saved1 = r.Limit(n0, "payload");

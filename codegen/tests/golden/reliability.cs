@@ -91,10 +91,8 @@ namespace Wiregen.Protocols.Reliability
         /// <summary>Reads a value from where the reader is.</summary>
         public static Packet Read(WireReader r)
         {
-            Kind kind;
-            kind = (Kind)r.U8("kind");
-            ushort ackedUpto;
-            ackedUpto = (ushort)r.UInt(2, false, "acked_upto");
+            Kind kind = (Kind)r.U8("kind");
+            ushort ackedUpto = (ushort)r.UInt(2, false, "acked_upto");
             PacketBody body;
             long tag1 = (long)kind;
             try
@@ -343,12 +341,9 @@ namespace Wiregen.Protocols.Reliability
         /// <summary>Reads a value from where the reader is.</summary>
         public static Data Read(WireReader r)
         {
-            DataFlags flags;
-            flags = (DataFlags)r.U8("flags");
-            ushort seq;
-            seq = (ushort)r.UInt(2, false, "seq");
-            byte chunk;
-            chunk = r.U8("chunk");
+            DataFlags flags = (DataFlags)r.U8("flags");
+            ushort seq = (ushort)r.UInt(2, false, "seq");
+            byte chunk = r.U8("chunk");
             ArraySegment<byte> payload;
             long at1 = r.BitPosition;
             payload = r.Bytes(r.Remaining, "payload");
@@ -445,10 +440,8 @@ namespace Wiregen.Protocols.Reliability
         /// <summary>Reads a value from where the reader is.</summary>
         public static Ack Read(WireReader r)
         {
-            ushort seq;
-            seq = (ushort)r.UInt(2, false, "seq");
-            byte chunk;
-            chunk = r.U8("chunk");
+            ushort seq = (ushort)r.UInt(2, false, "seq");
+            byte chunk = r.U8("chunk");
             return new Ack
             {
                 Seq = seq,
@@ -532,12 +525,9 @@ namespace Wiregen.Protocols.Reliability
         /// <summary>Reads a value from where the reader is.</summary>
         public static Notify Read(WireReader r)
         {
-            byte seq;
-            seq = r.U8("seq");
-            byte last;
-            last = r.U8("last");
-            byte received;
-            received = r.U8("received");
+            byte seq = r.U8("seq");
+            byte last = r.U8("last");
+            byte received = r.U8("received");
             return new Notify
             {
                 Seq = seq,
@@ -624,8 +614,7 @@ namespace Wiregen.Protocols.Reliability
         /// <summary>Reads a value from where the reader is.</summary>
         public static Heartbeat Read(WireReader r)
         {
-            byte form;
-            form = r.U8("form");
+            byte form = r.U8("form");
             HeartbeatBody body;
             long tag1 = (long)form;
             try
@@ -810,8 +799,7 @@ namespace Wiregen.Protocols.Reliability
         /// <summary>Reads a value from where the reader is.</summary>
         public static Ping Read(WireReader r)
         {
-            ushort id;
-            id = (ushort)r.UInt(2, false, "id");
+            ushort id = (ushort)r.UInt(2, false, "id");
             return new Ping
             {
                 Id = id,
@@ -888,8 +876,7 @@ namespace Wiregen.Protocols.Reliability
         /// <summary>Reads a value from where the reader is.</summary>
         public static Pong Read(WireReader r)
         {
-            ushort id;
-            id = (ushort)r.UInt(2, false, "id");
+            ushort id = (ushort)r.UInt(2, false, "id");
             return new Pong
             {
                 Id = id,

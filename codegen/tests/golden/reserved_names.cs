@@ -91,12 +91,9 @@ namespace Wiregen.Protocols.ReservedNames
         /// <summary>Reads a value from where the reader is.</summary>
         public static Codec Read(WireReader r)
         {
-            Default kind;
-            kind = (Default)r.U8("kind");
-            Iterator state;
-            state = (Iterator)r.U8("state");
-            byte textLen;
-            textLen = r.U8("text_len");
+            Default kind = (Default)r.U8("kind");
+            Iterator state = (Iterator)r.U8("state");
+            byte textLen = r.U8("text_len");
             string text;
             int n0 = r.Length((long)textLen, "text");
             long at1 = r.BitPosition;
@@ -583,8 +580,7 @@ namespace Wiregen.Protocols.ReservedNames
         /// <summary>Reads a value from where the reader is.</summary>
         public static Option Read(WireReader r)
         {
-            byte present;
-            present = r.U8("present");
+            byte present = r.U8("present");
             return new Option
             {
                 Present = present,
@@ -661,8 +657,7 @@ namespace Wiregen.Protocols.ReservedNames
         /// <summary>Reads a value from where the reader is.</summary>
         public static Cow Read(WireReader r)
         {
-            byte bytesLen;
-            bytesLen = r.U8("bytes_len");
+            byte bytesLen = r.U8("bytes_len");
             ArraySegment<byte> data;
             int n0 = r.Length((long)bytesLen, "data");
             long at1 = r.BitPosition;
@@ -746,8 +741,7 @@ namespace Wiregen.Protocols.ReservedNames
         /// <summary>Reads a value from where the reader is.</summary>
         public static EncodeError Read(WireReader r)
         {
-            ushort code;
-            code = (ushort)r.UInt(2, false, "code");
+            ushort code = (ushort)r.UInt(2, false, "code");
             return new EncodeError
             {
                 Code = code,
@@ -824,8 +818,7 @@ namespace Wiregen.Protocols.ReservedNames
         /// <summary>Reads a value from where the reader is.</summary>
         public static Vec Read(WireReader r)
         {
-            short x;
-            x = (short)r.SInt(2, false, "x");
+            short x = (short)r.SInt(2, false, "x");
             return new Vec
             {
                 X = x,

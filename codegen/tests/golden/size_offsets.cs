@@ -57,14 +57,12 @@ namespace Wiregen.Protocols.SizeOffsets
         /// <summary>Reads a value from where the reader is.</summary>
         public static Frame Read(WireReader r)
         {
-            ushort size;
-            size = (ushort)r.UInt(2, true, "size");
+            ushort size = (ushort)r.UInt(2, true, "size");
             ArraySegment<byte> payload;
             int n0 = r.Length(((long)size - 2L), "payload");
             long at1 = r.BitPosition;
             payload = r.Bytes(n0, "payload");
-            byte lastIndex;
-            lastIndex = r.U8("last_index");
+            byte lastIndex = r.U8("last_index");
             List<ushort> ids;
             int n3 = r.Length(((long)lastIndex + 1L), "ids");
             ids = new List<ushort>(Math.Min(n3, r.Remaining));
@@ -74,8 +72,7 @@ namespace Wiregen.Protocols.SizeOffsets
                 item2 = (ushort)r.UInt(2, true, "ids");
                 ids.Add(item2);
             }
-            byte words;
-            words = r.U8("words");
+            byte words = r.U8("words");
             Block block;
             int n5 = r.Length((4L * (long)words), "block");
             long saved6 = r.Limit(n5, "block");
@@ -85,8 +82,7 @@ namespace Wiregen.Protocols.SizeOffsets
             }
             catch (DecodeException e) { throw e.Within("block"); }
             r.Unlimit(saved6, "block");
-            byte free;
-            free = r.U8("free");
+            byte free = r.U8("free");
             List<byte> slots;
             int n8 = r.Length((8L - (long)free), "slots");
             slots = new List<byte>(Math.Min(n8, r.Remaining));
@@ -96,10 +92,8 @@ namespace Wiregen.Protocols.SizeOffsets
                 item7 = r.U8("slots");
                 slots.Add(item7);
             }
-            byte kind;
-            kind = r.U8("kind");
-            byte bodyLen;
-            bodyLen = r.U8("body_len");
+            byte kind = r.U8("kind");
+            byte bodyLen = r.U8("body_len");
             FrameBody body;
             int n10 = r.Length(((long)bodyLen - 1L), "body");
             long saved11 = r.Limit(n10, "body");
@@ -110,8 +104,7 @@ namespace Wiregen.Protocols.SizeOffsets
             }
             catch (DecodeException e) { throw e.Within("body"); }
             r.Unlimit(saved11, "body");
-            byte trailer;
-            trailer = r.U8("trailer");
+            byte trailer = r.U8("trailer");
             return new Frame
             {
                 Payload = payload,
@@ -352,10 +345,8 @@ namespace Wiregen.Protocols.SizeOffsets
         /// <summary>Reads a value from where the reader is.</summary>
         public static Block Read(WireReader r)
         {
-            ushort a;
-            a = (ushort)r.UInt(2, true, "a");
-            ushort b;
-            b = (ushort)r.UInt(2, true, "b");
+            ushort a = (ushort)r.UInt(2, true, "a");
+            ushort b = (ushort)r.UInt(2, true, "b");
             return new Block
             {
                 A = a,

@@ -54,8 +54,7 @@ namespace Wiregen.Protocols.SizedSwitches
         /// <summary>Reads a value from where the reader is.</summary>
         public static Packet Read(WireReader r)
         {
-            byte kind;
-            kind = r.U8("kind");
+            byte kind = r.U8("kind");
             PacketInner inner;
             int n0 = r.Length((long)r.UInt(2, false, "inner"), "inner");
             long saved1 = r.Limit(n0, "inner");
@@ -66,8 +65,7 @@ namespace Wiregen.Protocols.SizedSwitches
             }
             catch (DecodeException e) { throw e.Within("inner"); }
             r.Unlimit(saved1, "inner");
-            byte kind2;
-            kind2 = r.U8("kind2");
+            byte kind2 = r.U8("kind2");
             PacketOther other;
             int n3 = r.Length((long)r.Leb128("other"), "other");
             long saved4 = r.Limit(n3, "other");
@@ -78,8 +76,7 @@ namespace Wiregen.Protocols.SizedSwitches
             }
             catch (DecodeException e) { throw e.Within("other"); }
             r.Unlimit(saved4, "other");
-            byte kind3;
-            kind3 = r.U8("kind3");
+            byte kind3 = r.U8("kind3");
             PacketFixed @fixed;
             int n6 = r.Length(3L, "fixed");
             long saved7 = r.Limit(n6, "fixed");
@@ -500,8 +497,7 @@ namespace Wiregen.Protocols.SizedSwitches
         /// <summary>Reads a value from where the reader is.</summary>
         public static Inner Read(WireReader r)
         {
-            byte a;
-            a = r.U8("a");
+            byte a = r.U8("a");
             string s;
             int n0 = r.Length((long)r.UInt(1, false, "s"), "s");
             long at1 = r.BitPosition;
@@ -591,10 +587,8 @@ namespace Wiregen.Protocols.SizedSwitches
         /// <summary>Reads a value from where the reader is.</summary>
         public static Pair Read(WireReader r)
         {
-            byte a;
-            a = r.U8("a");
-            ushort b;
-            b = (ushort)r.UInt(2, false, "b");
+            byte a = r.U8("a");
+            ushort b = (ushort)r.UInt(2, false, "b");
             return new Pair
             {
                 A = a,

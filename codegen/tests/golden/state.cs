@@ -129,8 +129,7 @@ namespace Wiregen.Protocols.State
         /// <summary>Reads a value from where the reader is.</summary>
         public static Command Read(WireReader r)
         {
-            byte code;
-            code = r.U8("code");
+            byte code = r.U8("code");
             CommandBody body;
             long tag1 = (long)code;
             try
@@ -316,10 +315,8 @@ namespace Wiregen.Protocols.State
         /// <summary>Reads a value from where the reader is.</summary>
         public static Announce Read(WireReader r)
         {
-            ushort link;
-            link = (ushort)r.UInt(2, false, "link");
-            byte count;
-            count = r.U8("count");
+            ushort link = (ushort)r.UInt(2, false, "link");
+            byte count = r.U8("count");
             List<Typed> values;
             int n1 = r.Length((long)count, "values");
             values = new List<Typed>(Math.Min(n1, r.Remaining));
@@ -428,8 +425,7 @@ namespace Wiregen.Protocols.State
         /// <summary>Reads a value from where the reader is.</summary>
         public static Typed Read(WireReader r)
         {
-            Kind kind;
-            kind = (Kind)r.U8("kind");
+            Kind kind = (Kind)r.U8("kind");
             TypedValue value_;
             long tag1 = (long)kind;
             try
@@ -614,8 +610,7 @@ namespace Wiregen.Protocols.State
         /// <summary>Reads a value from where the reader is.</summary>
         public static Byte Read(WireReader r)
         {
-            byte v_;
-            v_ = r.U8("v");
+            byte v_ = r.U8("v");
             return new Byte
             {
                 V = v_,
@@ -692,8 +687,7 @@ namespace Wiregen.Protocols.State
         /// <summary>Reads a value from where the reader is.</summary>
         public static Word Read(WireReader r)
         {
-            ushort v_;
-            v_ = (ushort)r.UInt(2, false, "v");
+            ushort v_ = (ushort)r.UInt(2, false, "v");
             return new Word
             {
                 V = v_,
@@ -781,10 +775,8 @@ namespace Wiregen.Protocols.State
         /// <summary>Reads a value from where the reader is.</summary>
         public static Update Read(WireReader r)
         {
-            ushort link;
-            link = (ushort)r.UInt(2, false, "link");
-            byte count;
-            count = r.U8("count");
+            ushort link = (ushort)r.UInt(2, false, "link");
+            byte count = r.U8("count");
             List<Indexed> values;
             ulong[] list0 = r.Select(0, (ulong)(long)link, "values");
             int n2 = r.Length((long)count, "values");
@@ -906,8 +898,7 @@ namespace Wiregen.Protocols.State
         /// <summary>Reads a value from where the reader is.</summary>
         public static Indexed Read(WireReader r)
         {
-            byte index;
-            index = r.U8("index");
+            byte index = r.U8("index");
             TypedValue value_;
             long tag1 = (long)r.Item(0, (long)index, "value");
             try

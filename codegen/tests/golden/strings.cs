@@ -62,8 +62,7 @@ namespace Wiregen.Protocols.Strings
         /// <summary>Reads a value from where the reader is.</summary>
         public static Login Read(WireReader r)
         {
-            byte version;
-            version = r.U8("version");
+            byte version = r.U8("version");
             string user;
             long at1 = r.BitPosition;
             user = WireText.Utf8(r.BytesToNul("user", false), at1, "user");
@@ -74,8 +73,7 @@ namespace Wiregen.Protocols.Strings
             string motd;
             long at5 = r.BitPosition;
             motd = WireText.Utf8(r.BytesToNul("motd", false), at5, "motd");
-            ushort tail;
-            tail = (ushort)r.UInt(2, false, "tail");
+            ushort tail = (ushort)r.UInt(2, false, "tail");
             return new Login
             {
                 Version = version,

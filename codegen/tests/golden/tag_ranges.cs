@@ -52,8 +52,7 @@ namespace Wiregen.Protocols.TagRanges
         /// <summary>Reads a value from where the reader is.</summary>
         public static Tagged Read(WireReader r)
         {
-            byte tag_;
-            tag_ = r.U8("tag");
+            byte tag_ = r.U8("tag");
             TaggedBody body;
             long tag1 = (long)tag_;
             try
@@ -272,8 +271,7 @@ namespace Wiregen.Protocols.TagRanges
         /// <summary>Reads a value from where the reader is.</summary>
         public static Pair Read(WireReader r)
         {
-            byte a;
-            a = r.U8("a");
+            byte a = r.U8("a");
             return new Pair
             {
                 A = a,

@@ -53,8 +53,7 @@ namespace Wiregen.Protocols.TcpFraming
         /// <summary>Reads a value from where the reader is.</summary>
         public static Frame Read(WireReader r)
         {
-            ushort messageId;
-            messageId = (ushort)r.UInt(2, false, "message_id");
+            ushort messageId = (ushort)r.UInt(2, false, "message_id");
             ArraySegment<byte> payload;
             long at1 = r.BitPosition;
             payload = r.Bytes(r.Remaining, "payload");

@@ -72,10 +72,8 @@ namespace Wiregen.Protocols.TcpInside
         /// <summary>Reads a value from where the reader is.</summary>
         public static Packet Read(WireReader r)
         {
-            PacketType type;
-            type = (PacketType)r.U8("type");
-            ushort size;
-            size = (ushort)r.UInt(2, true, "size");
+            PacketType type = (PacketType)r.U8("type");
+            ushort size = (ushort)r.UInt(2, true, "size");
             PacketBody body;
             int n0 = r.Length(((long)size - 3L), "body");
             long saved1 = r.Limit(n0, "body");
@@ -379,10 +377,8 @@ namespace Wiregen.Protocols.TcpInside
         /// <summary>Reads a value from where the reader is.</summary>
         public static Move Read(WireReader r)
         {
-            short x;
-            x = (short)r.SInt(2, true, "x");
-            short y;
-            y = (short)r.SInt(2, true, "y");
+            short x = (short)r.SInt(2, true, "x");
+            short y = (short)r.SInt(2, true, "y");
             return new Move
             {
                 X = x,

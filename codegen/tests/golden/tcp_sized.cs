@@ -78,8 +78,7 @@ namespace Wiregen.Protocols.TcpSized
         /// <summary>Reads a value from where the reader is.</summary>
         public static Packet Read(WireReader r)
         {
-            PacketType type;
-            type = (PacketType)r.U8("type");
+            PacketType type = (PacketType)r.U8("type");
             PacketBody body;
             long tag1 = (long)type;
             try
@@ -379,8 +378,7 @@ namespace Wiregen.Protocols.TcpSized
         /// <summary>Reads a value from where the reader is.</summary>
         public static Chat Read(WireReader r)
         {
-            uint client;
-            client = (uint)r.UInt(4, false, "client");
+            uint client = (uint)r.UInt(4, false, "client");
             string text;
             long at1 = r.BitPosition;
             text = WireText.Utf8(r.BytesToNul("text", false), at1, "text");
@@ -547,8 +545,7 @@ namespace Wiregen.Protocols.TcpSized
         /// <summary>Reads a value from where the reader is.</summary>
         public static Ping Read(WireReader r)
         {
-            uint token;
-            token = (uint)r.UInt(4, false, "token");
+            uint token = (uint)r.UInt(4, false, "token");
             return new Ping
             {
                 Token = token,
@@ -625,8 +622,7 @@ namespace Wiregen.Protocols.TcpSized
         /// <summary>Reads a value from where the reader is.</summary>
         public static MapBegin Read(WireReader r)
         {
-            uint total;
-            total = (uint)r.UInt(4, false, "total");
+            uint total = (uint)r.UInt(4, false, "total");
             return new MapBegin
             {
                 Total = total,

@@ -54,10 +54,8 @@ namespace Wiregen.Protocols.TcpUnframed
         /// <summary>Reads a value from where the reader is.</summary>
         public static Packet Read(WireReader r)
         {
-            ushort size;
-            size = (ushort)r.UInt(2, false, "size");
-            byte kind;
-            kind = r.U8("kind");
+            ushort size = (ushort)r.UInt(2, false, "size");
+            byte kind = r.U8("kind");
             ArraySegment<byte> data;
             long at1 = r.BitPosition;
             data = r.Bytes(r.Remaining, "data");

@@ -72,8 +72,7 @@ namespace Wiregen.Protocols.Unions
         /// <summary>Reads a value from where the reader is.</summary>
         public static Tagged Read(WireReader r)
         {
-            Kind kind;
-            kind = (Kind)r.U8("kind");
+            Kind kind = (Kind)r.U8("kind");
             TaggedBody body;
             long tag1 = (long)kind;
             try
@@ -309,10 +308,8 @@ namespace Wiregen.Protocols.Unions
         /// <summary>Reads a value from where the reader is.</summary>
         public static Pair Read(WireReader r)
         {
-            sbyte a;
-            a = (sbyte)r.SInt(1, true, "a");
-            ushort b;
-            b = (ushort)r.UInt(2, true, "b");
+            sbyte a = (sbyte)r.SInt(1, true, "a");
+            ushort b = (ushort)r.UInt(2, true, "b");
             return new Pair
             {
                 A = a,

@@ -58,23 +58,20 @@ namespace Wiregen.Protocols.Valid
         /// <summary>Reads a value from where the reader is.</summary>
         public static Settings Read(WireReader r)
         {
-            byte players;
             long playersAt = r.BitPosition;
-            players = r.U8("players");
+            byte players = r.U8("players");
             if ((long)players < 1L || (long)players > 8L)
             {
                 throw r.Error("players", playersAt, players + " is not a valid value");
             }
-            ushort tickRate;
             long tickRateAt = r.BitPosition;
-            tickRate = (ushort)r.UInt(2, false, "tick_rate");
+            ushort tickRate = (ushort)r.UInt(2, false, "tick_rate");
             if ((long)tickRate != 20L && (long)tickRate != 30L && (long)tickRate != 60L && (long)tickRate != 128L)
             {
                 throw r.Error("tick_rate", tickRateAt, tickRate + " is not a valid value");
             }
-            short offset;
             long offsetAt = r.BitPosition;
-            offset = (short)r.SInt(2, false, "offset");
+            short offset = (short)r.SInt(2, false, "offset");
             if ((long)offset < -100L)
             {
                 throw r.Error("offset", offsetAt, offset + " is not a valid value");

@@ -204,10 +204,8 @@ namespace Wiregen.Protocols.VarintPrefixes
         /// <summary>Reads a value from where the reader is.</summary>
         public static Point Read(WireReader r)
         {
-            sbyte x;
-            x = (sbyte)r.SInt(1, false, "x");
-            sbyte y;
-            y = (sbyte)r.SInt(1, false, "y");
+            sbyte x = (sbyte)r.SInt(1, false, "x");
+            sbyte y = (sbyte)r.SInt(1, false, "y");
             return new Point
             {
                 X = x,

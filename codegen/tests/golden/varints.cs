@@ -54,12 +54,9 @@ namespace Wiregen.Protocols.Varints
         /// <summary>Reads a value from where the reader is.</summary>
         public static Values Read(WireReader r)
         {
-            ulong unsigned;
-            unsigned = r.Leb128("unsigned");
-            long signed;
-            signed = WireReader.UnZigZag(r.Leb128("signed"));
-            ushort textLen;
-            textLen = r.RiptideLen("text_len");
+            ulong unsigned = r.Leb128("unsigned");
+            long signed = WireReader.UnZigZag(r.Leb128("signed"));
+            ushort textLen = r.RiptideLen("text_len");
             string text;
             int n0 = r.Length((long)textLen, "text");
             long at1 = r.BitPosition;

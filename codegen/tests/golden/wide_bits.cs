@@ -60,24 +60,15 @@ namespace Wiregen.Protocols.WideBits
         /// <summary>Reads a value from where the reader is.</summary>
         public static Sample Read(WireReader r)
         {
-            byte tag_;
-            tag_ = (byte)r.Bits(3, false, "tag");
-            ulong stamp;
-            stamp = (ulong)r.Bits(40, false, "stamp");
-            long delta;
-            delta = (long)r.SBits(33, false, "delta");
-            ulong id;
-            id = (ulong)r.Bits(64, false, "id");
-            long offset;
-            offset = (long)r.SBits(64, false, "offset");
-            ulong total;
-            total = (ulong)r.Rabbit(64, false, "total");
-            long debt;
-            debt = (long)WireReader.UnZigZag(r.Rabbit(64, false, "debt"));
-            double ratio;
-            ratio = BitConverter.Int64BitsToDouble((long)r.Bits(64, false, "ratio"));
-            byte pad;
-            pad = (byte)r.Bits(5, false, "pad");
+            byte tag_ = (byte)r.Bits(3, false, "tag");
+            ulong stamp = (ulong)r.Bits(40, false, "stamp");
+            long delta = (long)r.SBits(33, false, "delta");
+            ulong id = (ulong)r.Bits(64, false, "id");
+            long offset = (long)r.SBits(64, false, "offset");
+            ulong total = (ulong)r.Rabbit(64, false, "total");
+            long debt = (long)WireReader.UnZigZag(r.Rabbit(64, false, "debt"));
+            double ratio = BitConverter.Int64BitsToDouble((long)r.Bits(64, false, "ratio"));
+            byte pad = (byte)r.Bits(5, false, "pad");
             return new Sample
             {
                 Tag_ = tag_,

@@ -189,11 +189,17 @@ impl<'p> Decoder<'p> {
         let at_local = format!("{loc}At");
         match &f.condition {
             None => {
-                c.line(&format!("{t} {loc};"));
                 if checks {
                     c.line(&format!("long {at_local} = r.BitPosition;"));
                 }
-                self.selected(c, f, |c| self.read_into(c, at, &f.ty, &loc))?;
+                // A number is declared where it is read; other values are built by statements.
+                match self.number(at, &f.ty)?.filter(|_| f.select.is_empty()) {
+                    Some(v) => c.line(&format!("{t} {loc} = {v};")),
+                    None => {
+                        c.line(&format!("{t} {loc};"));
+                        self.selected(c, f, |c| self.read_into(c, at, &f.ty, &loc))?;
+                    }
+                }
                 self.checks(c, f, &loc, &at_local);
                 self.keep_enclosing(c, sid, fi, &loc, "r");
             }
@@ -298,6 +304,25 @@ impl<'p> Decoder<'p> {
     }
 
     /// Statements that read a value of `ty` into `target` (declared already).
+    /// The expression reading a value of `ty` when it is one number (of a bit group, a bit
+    /// stream or bytes), else `None`.
+    fn number(&self, at: At, ty: &Ty) -> Result<Option<String>, Internal> {
+        if let Access::Group { shift, width, .. } = self.i.l.field(at.sid, at.fi).access {
+            return Ok(Some(self.group_bits(at, ty, shift, width)));
+        }
+        Ok(if self.i.p.structs[at.sid].layout.is_bits() {
+            match bit_read(ty)? {
+                ValueRead::Number(n) => Some(self.bit_number(at, n)),
+                _ => None,
+            }
+        } else {
+            match byte_read(ty)? {
+                ValueRead::Number(n) => Some(self.byte_number(at, n)),
+                _ => None,
+            }
+        })
+    }
+
     fn read_into(&self, c: &mut Code, at: At, ty: &Ty, target: &str) -> Result<(), Internal> {
         if let Access::Group { shift, width, .. } = self.i.l.field(at.sid, at.fi).access {
             let v = self.group_bits(at, ty, shift, width);
