@@ -13,6 +13,7 @@ use crate::input::{open, ports, CaptureArgs, PortArgs};
 use crate::json::HowFar;
 use crate::line;
 use crate::outcome::{finish, CliError, Outcome};
+use crate::proxy::ProxyArgs;
 use crate::reading::{self, Tally};
 use crate::session::{self, Event};
 use crate::stats_cli::StatsArgs;
@@ -154,6 +155,10 @@ enum Command {
     /// Netcode analysis: per conversation and direction, datagrams, bytes, loss, duplicates,
     /// retransmissions, reordering and round trips; bytes per message type and per field.
     Stats(StatsArgs),
+    /// A relay between clients and a server that impairs the traffic (loss, delay, jitter,
+    /// duplication, reordering, a rate limit, corruption), scoped by conditions on the decoded
+    /// messages, reproducible from a seed, logging every fault it made.
+    Proxy(ProxyArgs),
     /// Lists the protocol's types.
     Types,
 }
@@ -221,6 +226,12 @@ enum ManyCommand {
         #[command(flatten)]
         args: StatsArgs,
     },
+    /// A relay impairing the traffic between clients and a server (loss, delay, reordering…).
+    Proxy {
+        protocol: String,
+        #[command(flatten)]
+        args: ProxyArgs,
+    },
 }
 
 /// The command line of one protocol's wirecat: `fn main() -> ExitCode { wirecat::run::<P>() }`.
@@ -246,6 +257,7 @@ pub fn run_many<R: Registry>() -> ExitCode {
         ManyCommand::Check { protocol, args } => (protocol, Command::Check(args)),
         ManyCommand::Export { protocol, args } => (protocol, Command::Export(args)),
         ManyCommand::Stats { protocol, args } => (protocol, Command::Stats(args)),
+        ManyCommand::Proxy { protocol, args } => (protocol, Command::Proxy(args)),
     };
     let outcome = R::run(&protocol, Exec(command)).unwrap_or(Err(CliError::UnknownProtocol {
         name: protocol,
@@ -298,6 +310,9 @@ impl Job for Exec {
             #[cfg(not(feature = "export"))]
             Command::Export(_) => Err(CliError::NoExport),
             Command::Stats(a) => crate::stats_cli::stats::<P>(&a),
+            Command::Proxy(a) => crate::proxy::proxy::<P>(&a)
+                .map(|_| Outcome::Clean)
+                .map_err(CliError::Input),
         }
     }
 }

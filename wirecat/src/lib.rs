@@ -24,6 +24,7 @@ mod json;
 mod line;
 mod message_type;
 mod outcome;
+pub mod proxy;
 pub mod reading;
 pub mod session;
 #[cfg(feature = "export")]

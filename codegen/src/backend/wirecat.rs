@@ -65,13 +65,17 @@ arrow-array = {{ version = "57", optional = true }}
 arrow-json = {{ version = "57", optional = true }}
 arrow-schema = {{ version = "57", optional = true }}
 clap = {{ version = "4", features = ["derive"] }}
+ctrlc = "3"
 etherparse = "0.21"
 flate2 = "1"
 indicatif = "0.18"
+mio = {{ version = "1", features = ["os-poll", "net"] }}
 parquet = {{ version = "57", default-features = false, features = ["arrow", "snap"], optional = true }}
 pcap-file = "2"
+rand_chacha = "0.10"
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = {{ version = "1", features = ["preserve_order"] }}
+serde_norway = "0.9"
 wiregen-runtime = {{ {runtime}, features = ["serde"] }}
 
 # The protocols the repository's wirecat binary links.
