@@ -146,6 +146,9 @@ pub struct Verdict {
     pub retransmission: bool,
     /// It came after a higher place: it fills a gap an earlier datagram reported.
     pub out_of_order: bool,
+    /// An out-of-order place below the first its direction saw: no earlier datagram reported
+    /// its gap, so it fills none (the direction's loss is not lowered by it).
+    pub before_first: bool,
     /// The frames of the other direction it acknowledges first, each with its round trip.
     pub acked: Vec<Acked>,
     /// The round trip of a ping this datagram answers: the request's frame and the time.
@@ -198,6 +201,8 @@ impl<V> Window<V> {
 struct Direction {
     /// The highest place so far, and whether it was its number's last part.
     highest: Option<(Key, bool)>,
+    /// The first place seen: gaps below it were never reported.
+    first: Option<Key>,
     /// Places seen (within the window) and the frame each first came in.
     seen: Window<u64>,
     /// Reliable sends not yet acked: their frame and time.
@@ -291,7 +296,10 @@ impl Analyzer {
             return;
         }
         match d.highest {
-            Some((high, _)) if key < high => verdict.out_of_order = true,
+            Some((high, _)) if key < high => {
+                verdict.out_of_order = true;
+                verdict.before_first = d.first.is_some_and(|first| key < first);
+            }
             Some(((h, hp), closed)) => {
                 verdict.lost = if number == h {
                     key.1 - hp - 1
@@ -301,6 +309,7 @@ impl Analyzer {
             }
             None => {}
         }
+        d.first.get_or_insert(key);
         if d.highest.map_or(true, |(high, _)| key > high) {
             d.highest = Some((key, n.last_part));
         }

@@ -26,6 +26,9 @@ pub struct Direction {
     /// difference.
     pub skipped: u64,
     pub out_of_order: u64,
+    /// Out-of-order datagrams below the first place their direction saw: they fill no gap
+    /// that was counted.
+    pub before_first: u64,
     pub duplicates: u64,
     pub retransmissions: u64,
     /// Round trips of this direction's sends, acked (or answered) by the other side, in ms.
@@ -39,7 +42,8 @@ pub struct Direction {
 impl Direction {
     /// Datagrams lost: numbers skipped that never came.
     pub fn lost(&self) -> u64 {
-        self.skipped.saturating_sub(self.out_of_order)
+        self.skipped
+            .saturating_sub(self.out_of_order - self.before_first)
     }
 
     fn rtt(&mut self, ms: f64) {
@@ -106,6 +110,7 @@ impl Stats {
         d.last = time;
         d.skipped += v.lost;
         d.out_of_order += u64::from(v.out_of_order);
+        d.before_first += u64::from(v.before_first);
         if v.repeat_of.is_some() {
             *if v.retransmission {
                 &mut d.retransmissions
@@ -203,6 +208,9 @@ pub fn verdict_json(frame: u64, v: &Verdict) -> Option<serde_json::Value> {
     }
     if v.out_of_order {
         line["out_of_order"] = true.into();
+    }
+    if v.before_first {
+        line["before_first"] = true.into();
     }
     if !v.acked.is_empty() {
         line["acks_frame"] = v.acked.iter().map(|a| a.frame).collect::<Vec<_>>().into();
