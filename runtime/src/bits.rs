@@ -389,6 +389,7 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
                 abbrev,
                 offset: first,
                 len: end - first,
+                bits: self.pos.saturating_sub(at),
                 value,
                 source: 0,
             });

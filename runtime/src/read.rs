@@ -488,6 +488,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
                 abbrev,
                 offset,
                 len,
+                bits: len * 8,
                 value,
                 source: 0,
             });
@@ -528,6 +529,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
                 abbrev,
                 offset,
                 len,
+                bits: len * 8,
                 value,
                 source: 0,
             });
@@ -567,6 +569,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
                     abbrev,
                     offset,
                     len,
+                    bits: len * 8,
                     value,
                     source: 0,
                 },

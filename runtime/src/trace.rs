@@ -9,6 +9,9 @@ pub struct FieldNote<'a> {
     pub offset: usize,
     /// Bytes it covers (the bytes holding it, in a bit stream).
     pub len: usize,
+    /// Bits it takes on the wire: its width in a bit stream, else 8 × `len` (what bandwidth
+    /// per field counts).
+    pub bits: usize,
     /// Its value as the dissector shows it.
     pub value: Value<'a>,
     /// 0 for a field of the message's bytes; n for one of the n-th buffer decompressed from

@@ -216,6 +216,7 @@ mod tests {
             abbrev: "p.packet.kind",
             offset: 0,
             len: 1,
+            bits: 8,
             value: Value::U(v),
             source: 0,
         };
@@ -234,6 +235,7 @@ mod tests {
             abbrev: "p.packet.flags.frag",
             offset: 1,
             len: 1,
+            bits: 1,
             value: Value::Bool(true),
             source: 0,
         };

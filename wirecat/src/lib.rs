@@ -15,6 +15,7 @@
 // The workspace's house rules (its manifest is generated, so they are said here).
 #![deny(clippy::too_many_lines, clippy::too_many_arguments)]
 
+pub mod budget;
 pub mod capture;
 mod cli;
 #[cfg(feature = "export")]

@@ -86,6 +86,10 @@ pub struct Stats {
     pub types: BTreeMap<String, (u64, u64)>,
     /// Per field (its filter name): occurrences and bytes.
     pub fields: BTreeMap<&'static str, (u64, u64)>,
+    /// Per message type and direction (from the client or not): datagrams and bytes; and per
+    /// field of them: occurrences and bits (a bit stream's fields by their width).
+    pub type_ways: BTreeMap<(String, bool), (u64, u64)>,
+    pub type_fields: BTreeMap<(String, bool, &'static str), (u64, u64)>,
     /// Per tenth of a second of capture: bytes, and round trips seen (ms), for the plot.
     pub timeline: BTreeMap<u64, (u64, Vec<f64>)>,
 }
@@ -133,6 +137,81 @@ impl Stats {
         tenth.1.extend(rtts);
     }
 
+    /// Counts a message of type `ty` and the fields it holds (`notes`, as the crate's dissect
+    /// gives them): a part of a field (a flag bit, a checksum's status) shares its holder's
+    /// bytes and is counted once, with it.
+    pub fn add_message(
+        &mut self,
+        ty: &str,
+        from_client: bool,
+        bytes: u64,
+        notes: &[wiregen_runtime::FieldNote<'_>],
+    ) {
+        let t = self.types.entry(ty.to_string()).or_default();
+        t.0 += 1;
+        t.1 += bytes;
+        let tw = self
+            .type_ways
+            .entry((ty.to_string(), from_client))
+            .or_default();
+        tw.0 += 1;
+        tw.1 += bytes;
+        let mut holder: Option<(&str, usize, usize)> = None;
+        for note in notes {
+            let end = note.offset + note.len;
+            if let Some((name, from, to)) = holder {
+                let inside = note.abbrev.len() > name.len()
+                    && note.abbrev.starts_with(name)
+                    && note.abbrev.as_bytes()[name.len()] == b'.';
+                if inside && from <= note.offset && end <= to {
+                    continue;
+                }
+            }
+            holder = Some((note.abbrev, note.offset, end));
+            let f = self.fields.entry(note.abbrev).or_default();
+            f.0 += 1;
+            f.1 += note.len as u64;
+            let key = (ty.to_string(), from_client, note.abbrev);
+            let tf = self.type_fields.entry(key).or_default();
+            tf.0 += 1;
+            tf.1 += note.bits as u64;
+        }
+    }
+
+    /// Bits per field per message type and direction, as JSON rows (largest first within a
+    /// type): the share of the type's bits in that direction and of all bits.
+    pub fn fields_by_type(&self) -> Vec<serde_json::Value> {
+        let all = 8 * self.types.values().map(|(_, b)| b).sum::<u64>().max(1);
+        let mut rows: Vec<_> = self.type_fields.iter().collect();
+        rows.sort_by_key(|((t, c, _), (_, bits))| {
+            let type_bytes = self.type_ways.get(&(t.clone(), *c)).map_or(0, |w| w.1);
+            (
+                std::cmp::Reverse(type_bytes),
+                t.clone(),
+                *c,
+                std::cmp::Reverse(*bits),
+            )
+        });
+        rows.into_iter()
+            .map(|((t, c, f), (n, bits))| {
+                let type_bits = 8 * self
+                    .type_ways
+                    .get(&(t.clone(), *c))
+                    .map_or(0, |w| w.1)
+                    .max(1);
+                json!({
+                    "type": t,
+                    "direction": if *c { "to_server" } else { "to_client" },
+                    "field": f,
+                    "count": n,
+                    "bits": bits,
+                    "share_of_type": *bits as f64 / type_bits as f64,
+                    "share_of_all": *bits as f64 / all as f64,
+                })
+            })
+            .collect()
+    }
+
     /// The whole as JSON: one object per conversation and direction, the types and the fields.
     pub fn to_json(&self) -> serde_json::Value {
         let mut rows = Vec::new();
@@ -156,7 +235,8 @@ impl Stats {
             .iter()
             .map(|(f, (n, b))| json!({ "field": f, "count": n, "bytes": b }))
             .collect();
-        let mut out = json!({ "directions": rows, "types": types, "fields": fields });
+        let mut out = json!({ "directions": rows, "types": types, "fields": fields,
+            "fields_by_type": self.fields_by_type() });
         if self.others_count > 0 {
             out["others"] = json!({
                 "conversations_messages": self.others_count,

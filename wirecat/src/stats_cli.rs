@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::budget::Budget;
 use crate::input::{open, ports, CaptureArgs};
 use crate::json::AsJson;
 use crate::outcome::{CliError, Outcome};
@@ -22,6 +23,18 @@ pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<Outcome, CliError
     let mut stats = Stats::default();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut undecoded = 0u64;
+    let mut budget = match &a.budget {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| Budget::parse(&text))
+                .map_err(|e| CliError::File {
+                    path: path.clone(),
+                    error: e,
+                })?,
+        ),
+        None => None,
+    };
     let tally = reading::each_event::<P, _>(
         packets,
         &ports,
@@ -50,26 +63,11 @@ pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<Outcome, CliError
             if ty.is_empty() {
                 ty = "(no variant)".into();
             }
-            let t = stats.types.entry(ty).or_default();
-            t.0 += 1;
-            t.1 += bytes;
-            // Parts of a field (flag bits, a checksum's status) share its bytes: counted once.
-            let mut holder: Option<(&str, usize, usize)> = None;
-            for note in P::datagram_notes(m.from_client, &m.bytes).1 {
-                let end = note.offset + note.len;
-                if let Some((name, from, to)) = holder {
-                    let inside = note.abbrev.len() > name.len()
-                        && note.abbrev.starts_with(name)
-                        && note.abbrev.as_bytes()[name.len()] == b'.';
-                    if inside && from <= note.offset && end <= to {
-                        continue;
-                    }
-                }
-                holder = Some((note.abbrev, note.offset, end));
-                let f = stats.fields.entry(note.abbrev).or_default();
-                f.0 += 1;
-                f.1 += note.len as u64;
+            if let Some(b) = &mut budget {
+                b.add(&ty, m.from_client, m.key, m.time, bytes);
             }
+            let notes = P::datagram_notes(m.from_client, &m.bytes).1;
+            stats.add_message(&ty, m.from_client, bytes, &notes);
             Ok(())
         },
     )
@@ -78,9 +76,18 @@ pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<Outcome, CliError
     if a.json {
         let mut all = stats.to_json();
         all["undecoded"] = undecoded.into();
+        if let Some(b) = &budget {
+            all["over_budget"] = b.over().into();
+        }
         writeln!(out, "{all}")?;
     } else if !a.frames {
         write!(out, "{}", tables(&stats))?;
+        if a.fields {
+            write!(out, "{}", fields_table(&stats))?;
+        }
+        if let Some(b) = &budget {
+            write!(out, "\n{}", b.table())?;
+        }
         if undecoded > 0 {
             writeln!(
                 out,
@@ -95,13 +102,41 @@ pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<Outcome, CliError
             error: e.to_string(),
         })?;
     }
+    let over = budget.as_ref().map(Budget::over).unwrap_or_default();
+    for row in &over {
+        eprintln!("wirecat: over budget: {row}");
+    }
     if tally.evicted > 0 {
         eprintln!(
             "wirecat: {} conversations were forgotten to stay within the limit (their later messages were analysed afresh)",
             tally.evicted
         );
     }
-    Ok(Outcome::Clean)
+    Ok(Outcome::from_ok(over.is_empty()))
+}
+
+/// Bits per field per message type and direction (`--fields`).
+fn fields_table(s: &Stats) -> String {
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "\n{:<40} {:<10} {:<45} {:>9} {:>11} {:>7} {:>7}  (bits: a bit stream's fields by their width)",
+        "message type", "direction", "field", "count", "bits", "%type", "%all"
+    );
+    for row in s.fields_by_type() {
+        let _ = writeln!(
+            t,
+            "{:<40} {:<10} {:<45} {:>9} {:>11} {:>7.2} {:>7.2}",
+            row["type"].as_str().unwrap_or(""),
+            row["direction"].as_str().unwrap_or(""),
+            row["field"].as_str().unwrap_or(""),
+            row["count"].as_u64().unwrap_or(0),
+            row["bits"].as_u64().unwrap_or(0),
+            100.0 * row["share_of_type"].as_f64().unwrap_or(0.0),
+            100.0 * row["share_of_all"].as_f64().unwrap_or(0.0)
+        );
+    }
+    t
 }
 
 fn rtt_cells(d: &Direction) -> String {
@@ -276,6 +311,14 @@ pub(crate) struct StatsArgs {
     /// trips) as a JSON line, as the dissector's `<proto>.analysis.*` fields show it.
     #[arg(long)]
     pub frames: bool,
+    /// Also prints bits per field per message type and direction (the share of the type's bits
+    /// and of all): what to shrink first.
+    #[arg(long)]
+    pub fields: bool,
+    /// Checks a budget file (limits per message type and direction: bytes per second, bytes
+    /// per message, datagrams per second): exits non-zero listing every row over it.
+    #[arg(long, value_name = "FILE")]
+    pub budget: Option<PathBuf>,
     /// Also draws round trips and bandwidth over time as an SVG picture.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
