@@ -36,6 +36,22 @@ pub struct Numbered {
     pub last_part: bool,
 }
 
+/// Which numbering a field [`Protocol::renumber`](crate::Protocol::renumber) gives holds: the
+/// sender's own sequence numbers, or its acks of the other side's, in a channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Numbering {
+    /// The datagram's own number in `channel`.
+    Sequence {
+        /// The channel's index in `Protocol::CHANNELS`.
+        channel: u8,
+    },
+    /// The other side's number in `channel` it acknowledges.
+    Ack {
+        /// The channel's index in `Protocol::CHANNELS`.
+        channel: u8,
+    },
+}
+
 /// An acknowledgement of the other direction's datagram at `place`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ack {

@@ -410,6 +410,18 @@ pub trait Protocol {
         crate::analysis::Facts::default()
     }
 
+    /// Rewrites the numbers of a decoded datagram the schema's `reliability` names (its own
+    /// sequence numbers, its acks; not parts, ack bitfields or ping ids): each becomes
+    /// `map(numbering, number)`, left as it was when the new one does not fit its field. What a
+    /// replay does to a recorded session before encoding it again ([`Protocol::encode_datagram`]
+    /// fills lengths and checksums anew).
+    fn renumber(
+        datagram: &mut Self::Datagram<'_>,
+        map: &mut dyn FnMut(crate::analysis::Numbering, u64) -> u64,
+    ) {
+        let _ = (datagram, map);
+    }
+
     /// Encodes a datagram as [`Protocol::decode_datagram`] returns it, sent by the client
     /// (`from_client`) or the server: a datagram that decoded encodes back to its bytes (what
     /// `wirecat check` proves on captures).

@@ -2833,12 +2833,45 @@ impl ReliableMessage<'_> {
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.numbered(0, u64::from(self.number), 0, true, true);
     }
+    /// Rewrites the sequence numbers and acks of this `ReliableMessage` (see
+    /// `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 0,
+                },
+                u64::from(self.number),
+            )
+            .try_into()
+        {
+            self.number = n;
+        }
+    }
 }
 
 impl LinkState<'_> {
     /// Adds what this `LinkState` tells the netcode analysis (the schema's `reliability`).
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.numbered(0, u64::from(self.number), 0, true, true);
+    }
+    /// Rewrites the sequence numbers and acks of this `LinkState` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 0,
+                },
+                u64::from(self.number),
+            )
+            .try_into()
+        {
+            self.number = n;
+        }
     }
 }
 
@@ -2848,6 +2881,23 @@ impl LongReliableMessage<'_> {
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.numbered(0, u64::from(self.number), 0, true, true);
     }
+    /// Rewrites the sequence numbers and acks of this `LongReliableMessage` (see
+    /// `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 0,
+                },
+                u64::from(self.number),
+            )
+            .try_into()
+        {
+            self.number = n;
+        }
+    }
 }
 
 impl LongLinkState<'_> {
@@ -2855,12 +2905,45 @@ impl LongLinkState<'_> {
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.numbered(0, u64::from(self.number), 0, true, true);
     }
+    /// Rewrites the sequence numbers and acks of this `LongLinkState` (see
+    /// `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 0,
+                },
+                u64::from(self.number),
+            )
+            .try_into()
+        {
+            self.number = n;
+        }
+    }
 }
 
 impl ReliableAck {
     /// Adds what this `ReliableAck` tells the netcode analysis (the schema's `reliability`).
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.ack(0, u64::from(self.number), 0, false);
+    }
+    /// Rewrites the sequence numbers and acks of this `ReliableAck` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Ack {
+                    channel: 0,
+                },
+                u64::from(self.number),
+            )
+            .try_into()
+        {
+            self.number = n;
+        }
     }
 }
 
@@ -3011,6 +3094,30 @@ impl wiregen_runtime::Protocol for Protocol {
             _ => {}
         }
         facts
+    }
+    fn renumber(
+        datagram: &mut Self::Datagram<'_>,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        let message = datagram;
+        match &mut message.body {
+            CommandBody::ReliableMessage(v0) => {
+                v0.renumber(map);
+            }
+            CommandBody::LinkState(v0) => {
+                v0.renumber(map);
+            }
+            CommandBody::LongReliableMessage(v0) => {
+                v0.renumber(map);
+            }
+            CommandBody::LongLinkState(v0) => {
+                v0.renumber(map);
+            }
+            CommandBody::ReliableAck(v0) => {
+                v0.renumber(map);
+            }
+            _ => {}
+        }
     }
     fn datagram_notes_in<'a>(
         conversation: &mut State,

@@ -1541,6 +1541,36 @@ impl Packet<'_> {
             facts.ack(0, u64::from(self.sequence), u64::from(self.chunk), false);
         }
     }
+    /// Rewrites the sequence numbers and acks of this `Packet` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if !self.flags.contains(PacketFlags::ACK) && !self.data.is_empty() {
+            if let Ok(n) = map(
+                    wiregen_runtime::analysis::Numbering::Sequence {
+                        channel: 0,
+                    },
+                    u64::from(self.sequence),
+                )
+                .try_into()
+            {
+                self.sequence = n;
+            }
+        }
+        if self.flags.contains(PacketFlags::ACK) {
+            if let Ok(n) = map(
+                    wiregen_runtime::analysis::Numbering::Ack {
+                        channel: 0,
+                    },
+                    u64::from(self.sequence),
+                )
+                .try_into()
+            {
+                self.sequence = n;
+            }
+        }
+    }
 }
 
 /// What one conversation keeps to join payloads cut into pieces: fed every decoded
@@ -1641,6 +1671,15 @@ impl wiregen_runtime::Protocol for Protocol {
         };
         message.add_facts(&mut facts);
         facts
+    }
+    fn renumber(
+        datagram: &mut Self::Datagram<'_>,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        let Datagram::Packet(message) = datagram else {
+            return;
+        };
+        message.renumber(map);
     }
     fn datagram_notes_in<'a>(
         conversation: &mut Conversation,

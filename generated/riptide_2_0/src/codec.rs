@@ -786,12 +786,45 @@ impl ReliableUserMessage<'_> {
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.numbered(0, u64::from(self.sequence_id), 0, true, true);
     }
+    /// Rewrites the sequence numbers and acks of this `ReliableUserMessage` (see
+    /// `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 0,
+                },
+                u64::from(self.sequence_id),
+            )
+            .try_into()
+        {
+            self.sequence_id = n;
+        }
+    }
 }
 
 impl ClientId {
     /// Adds what this `ClientId` tells the netcode analysis (the schema's `reliability`).
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.numbered(0, u64::from(self.sequence_id), 0, true, true);
+    }
+    /// Rewrites the sequence numbers and acks of this `ClientId` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 0,
+                },
+                u64::from(self.sequence_id),
+            )
+            .try_into()
+        {
+            self.sequence_id = n;
+        }
     }
 }
 
@@ -808,12 +841,44 @@ impl Ack {
                 65536,
             );
     }
+    /// Rewrites the sequence numbers and acks of this `Ack` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Ack {
+                    channel: 0,
+                },
+                u64::from(self.last_received_seq),
+            )
+            .try_into()
+        {
+            self.last_received_seq = n;
+        }
+    }
 }
 
 impl AckExtra {
     /// Adds what this `AckExtra` tells the netcode analysis (the schema's `reliability`).
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.ack(0, u64::from(self.for_seq), 0, false);
+    }
+    /// Rewrites the sequence numbers and acks of this `AckExtra` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Ack {
+                    channel: 0,
+                },
+                u64::from(self.for_seq),
+            )
+            .try_into()
+        {
+            self.for_seq = n;
+        }
     }
 }
 
@@ -886,6 +951,33 @@ impl wiregen_runtime::Protocol for Protocol {
             _ => {}
         }
         facts
+    }
+    fn renumber(
+        datagram: &mut Self::Datagram<'_>,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        let message = datagram;
+        match &mut message.body {
+            MessageBody::Reliable(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::Welcome(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::ClientConnected(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::ClientDisconnected(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::Ack(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::AckExtra(v0) => {
+                v0.renumber(map);
+            }
+            _ => {}
+        }
     }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,

@@ -896,12 +896,45 @@ impl ReliableUserMessage<'_> {
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.numbered(0, u64::from(self.sequence_id), 0, true, true);
     }
+    /// Rewrites the sequence numbers and acks of this `ReliableUserMessage` (see
+    /// `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 0,
+                },
+                u64::from(self.sequence_id),
+            )
+            .try_into()
+        {
+            self.sequence_id = n;
+        }
+    }
 }
 
 impl ClientId {
     /// Adds what this `ClientId` tells the netcode analysis (the schema's `reliability`).
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.numbered(0, u64::from(self.sequence_id), 0, true, true);
+    }
+    /// Rewrites the sequence numbers and acks of this `ClientId` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 0,
+                },
+                u64::from(self.sequence_id),
+            )
+            .try_into()
+        {
+            self.sequence_id = n;
+        }
     }
 }
 
@@ -919,6 +952,32 @@ impl Notify<'_> {
                 65536,
             );
     }
+    /// Rewrites the sequence numbers and acks of this `Notify` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 1,
+                },
+                u64::from(self.sequence_id),
+            )
+            .try_into()
+        {
+            self.sequence_id = n;
+        }
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Ack {
+                    channel: 1,
+                },
+                u64::from(self.last_received_seq),
+            )
+            .try_into()
+        {
+            self.last_received_seq = n;
+        }
+    }
 }
 
 impl Ack {
@@ -934,6 +993,32 @@ impl Ack {
                 65536,
             );
         facts.ack(0, u64::from(self.for_seq), 0, false);
+    }
+    /// Rewrites the sequence numbers and acks of this `Ack` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Ack {
+                    channel: 0,
+                },
+                u64::from(self.last_received_seq),
+            )
+            .try_into()
+        {
+            self.last_received_seq = n;
+        }
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Ack {
+                    channel: 0,
+                },
+                u64::from(self.for_seq),
+            )
+            .try_into()
+        {
+            self.for_seq = n;
+        }
     }
 }
 
@@ -1006,6 +1091,33 @@ impl wiregen_runtime::Protocol for Protocol {
             _ => {}
         }
         facts
+    }
+    fn renumber(
+        datagram: &mut Self::Datagram<'_>,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        let message = datagram;
+        match &mut message.body {
+            MessageBody::Reliable(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::Welcome(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::ClientConnected(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::ClientDisconnected(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::Notify(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::Ack(v0) => {
+                v0.renumber(map);
+            }
+            _ => {}
+        }
     }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,

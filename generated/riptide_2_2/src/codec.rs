@@ -755,12 +755,45 @@ impl ReliableUserMessage<'_> {
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.numbered(0, u64::from(self.sequence_id), 0, true, true);
     }
+    /// Rewrites the sequence numbers and acks of this `ReliableUserMessage` (see
+    /// `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 0,
+                },
+                u64::from(self.sequence_id),
+            )
+            .try_into()
+        {
+            self.sequence_id = n;
+        }
+    }
 }
 
 impl ClientId {
     /// Adds what this `ClientId` tells the netcode analysis (the schema's `reliability`).
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.numbered(0, u64::from(self.sequence_id), 0, true, true);
+    }
+    /// Rewrites the sequence numbers and acks of this `ClientId` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 0,
+                },
+                u64::from(self.sequence_id),
+            )
+            .try_into()
+        {
+            self.sequence_id = n;
+        }
     }
 }
 
@@ -778,6 +811,32 @@ impl Notify<'_> {
                 65536,
             );
     }
+    /// Rewrites the sequence numbers and acks of this `Notify` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 1,
+                },
+                u64::from(self.sequence_id),
+            )
+            .try_into()
+        {
+            self.sequence_id = n;
+        }
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Ack {
+                    channel: 1,
+                },
+                u64::from(self.last_received_seq),
+            )
+            .try_into()
+        {
+            self.last_received_seq = n;
+        }
+    }
 }
 
 impl Ack {
@@ -794,6 +853,30 @@ impl Ack {
             );
         if let Some(n) = self.for_seq {
             facts.ack(0, u64::from(n), 0, false);
+        }
+    }
+    /// Rewrites the sequence numbers and acks of this `Ack` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Ack {
+                    channel: 0,
+                },
+                u64::from(self.last_received_seq),
+            )
+            .try_into()
+        {
+            self.last_received_seq = n;
+        }
+        if let Some(old) = self.for_seq {
+            let numbering = wiregen_runtime::analysis::Numbering::Ack {
+                channel: 0,
+            };
+            if let Ok(n) = map(numbering, u64::from(old)).try_into() {
+                self.for_seq = Some(n);
+            }
         }
     }
 }
@@ -867,6 +950,33 @@ impl wiregen_runtime::Protocol for Protocol {
             _ => {}
         }
         facts
+    }
+    fn renumber(
+        datagram: &mut Self::Datagram<'_>,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        let message = datagram;
+        match &mut message.body {
+            MessageBody::Reliable(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::Welcome(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::ClientConnected(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::ClientDisconnected(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::Notify(v0) => {
+                v0.renumber(map);
+            }
+            MessageBody::Ack(v0) => {
+                v0.renumber(map);
+            }
+            _ => {}
+        }
     }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,

@@ -2003,6 +2003,34 @@ impl Packet<'_> {
         }
         facts.ack(0, u64::from(self.ack), 0, true);
     }
+    /// Rewrites the sequence numbers and acks of this `Packet` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if self.flags.contains(PacketFlags::RELIABLE) {
+            if let Ok(n) = map(
+                    wiregen_runtime::analysis::Numbering::Sequence {
+                        channel: 0,
+                    },
+                    u64::from(self.sequence),
+                )
+                .try_into()
+            {
+                self.sequence = n;
+            }
+        }
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Ack {
+                    channel: 0,
+                },
+                u64::from(self.ack),
+            )
+            .try_into()
+        {
+            self.ack = n;
+        }
+    }
 }
 
 /// What one conversation keeps to join payloads cut into pieces: fed every decoded
@@ -2079,6 +2107,13 @@ impl wiregen_runtime::Protocol for Protocol {
         let message = datagram;
         message.add_facts(&mut facts);
         facts
+    }
+    fn renumber(
+        datagram: &mut Self::Datagram<'_>,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        let message = datagram;
+        message.renumber(map);
     }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,

@@ -94,6 +94,12 @@ impl<'p> ApplicationMarker<'p> {
                 fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
                     #transport_protocol::facts(&datagram.transport)
                 }
+                fn renumber(
+                    datagram: &mut Self::Datagram<'_>,
+                    map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+                ) {
+                    #transport_protocol::renumber(&mut datagram.transport, map)
+                }
 
                 /// The transport joins its pieces.
                 fn join(conversation: &mut Self::Conversation, joins: &mut Self::Joins, from_client: bool, datagram: &Self::Datagram<'_>, tag: u64) -> Result<Vec<wiregen_runtime::Tagged<Self::Joined>>, DecodeError> {

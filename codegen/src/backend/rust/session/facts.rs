@@ -3,6 +3,13 @@
 
 use super::*;
 
+/// What the walk from a datagram to the values a rule reads does at each: its call, and
+/// whether it changes them.
+struct Visit {
+    call: TokenStream,
+    mutable: bool,
+}
+
 /// Renders the `facts` module: the values netcode analysis reads.
 #[derive(Clone, Copy)]
 pub(crate) struct FactsModule<'p> {
@@ -91,21 +98,85 @@ impl<'p> FactsModule<'p> {
                 let (id, reply) = (number(g.id), g.reply);
                 body.push(quote! { facts.ping(#id, #reply); });
             }
+            let renumber = self.renumber_body(sid, &guarded);
             let ty = self.c.ty_anon(sid);
             let doc = doc_prose(&format!(
                 "Adds what this `{}` tells the netcode analysis (the schema's `reliability`).",
                 s.name
             ));
+            let renumber_doc = doc_prose(&format!(
+                "Rewrites the sequence numbers and acks of this `{}` (see `Protocol::renumber`).",
+                s.name
+            ));
+            // A type carrying only ping ids has nothing to renumber.
+            let renumber = (!renumber.is_empty()).then(|| {
+                quote! {
+                    #renumber_doc
+                    pub fn renumber(
+                        &mut self,
+                        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+                    ) {
+                        #(#renumber)*
+                    }
+                }
+            });
             out.push(quote! {
                 impl #ty {
                     #doc
                     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
                         #(#body)*
                     }
+
+                    #renumber
                 }
             });
         }
         quote! { #(#out)* }
+    }
+
+    /// The statements of `renumber` on `sid`: each sequence number and ack (an ack bitfield's
+    /// base) mapped, guarded as its rule is, kept when the new number does not fit.
+    fn renumber_body(
+        &self,
+        sid: StructId,
+        guarded: &dyn Fn(&Option<Expr>, TokenStream) -> TokenStream,
+    ) -> Vec<TokenStream> {
+        let Some(r) = &self.c.p.reliability else {
+            return Vec::new();
+        };
+        let s = &self.c.p.structs[sid];
+        let mut body = Vec::new();
+        let set = |field: usize, role: TokenStream, channel: usize| {
+            let f = ident(&s.fields[field].name);
+            let channel = Literal::u8_unsuffixed(channel as u8);
+            let numbering = quote! { wiregen_runtime::analysis::Numbering::#role { channel: #channel } };
+            quote! {
+                if let Ok(n) = map(#numbering, u64::from(self.#f)).try_into() {
+                    self.#f = n;
+                }
+            }
+        };
+        for q in r.sequences.iter().filter(|q| q.in_struct == sid) {
+            body.push(guarded(&q.when, set(q.field, quote! { Sequence }, q.channel)));
+        }
+        for a in r.acks.iter().filter(|a| a.in_struct == sid) {
+            let stmt = if a.optional && a.bits.is_none() {
+                let f = ident(&s.fields[a.field].name);
+                let channel = Literal::u8_unsuffixed(a.channel as u8);
+                quote! {
+                    if let Some(old) = self.#f {
+                        let numbering = wiregen_runtime::analysis::Numbering::Ack { channel: #channel };
+                        if let Ok(n) = map(numbering, u64::from(old)).try_into() {
+                            self.#f = Some(n);
+                        }
+                    }
+                }
+            } else {
+                set(a.field, quote! { Ack }, a.channel)
+            };
+            body.push(guarded(&a.when, stmt));
+        }
+        body
     }
 
     /// The `Protocol` items of the analysis: the channels and `facts`, which walks the routes
@@ -123,16 +194,41 @@ impl<'p> FactsModule<'p> {
             .iter()
             .flat_map(|(_, routes)| routes.iter().map(Vec::as_slice))
             .collect();
-        let visits = self.routes_visit(&routes, quote! { #message }, 0);
-        let take_root = if p.opening.is_empty() {
-            quote! { let message = datagram; }
+        let add = Visit {
+            call: quote! { add_facts(&mut facts) },
+            mutable: false,
+        };
+        let visits = self.routes_visit(&routes, quote! { #message }, 0, &add);
+        let change = Visit {
+            call: quote! { renumber(map) },
+            mutable: true,
+        };
+        let numbered: Vec<&[Hop]> = r
+            .carriers
+            .iter()
+            .filter(|(sid, _)| {
+                r.sequences.iter().any(|q| q.in_struct == *sid)
+                    || r.acks.iter().any(|a| a.in_struct == *sid)
+            })
+            .flat_map(|(_, routes)| routes.iter().map(Vec::as_slice))
+            .collect();
+        let renumbers = self.routes_visit(&numbered, quote! { #message }, 0, &change);
+        let (take_root, take_root_mut) = if p.opening.is_empty() {
+            (quote! { let message = datagram; }, quote! { let message = datagram; })
         } else {
             let v = ident(&p.root().name);
-            quote! {
-                let Datagram::#v(message) = datagram else {
-                    return facts;
-                };
-            }
+            (
+                quote! {
+                    let Datagram::#v(message) = datagram else {
+                        return facts;
+                    };
+                },
+                quote! {
+                    let Datagram::#v(message) = datagram else {
+                        return;
+                    };
+                },
+            )
         };
         quote! {
             const CHANNELS: &'static [&'static str] = &[#(#names),*];
@@ -144,17 +240,37 @@ impl<'p> FactsModule<'p> {
                 #visits
                 facts
             }
+
+            fn renumber(
+                datagram: &mut Self::Datagram<'_>,
+                map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+            ) {
+                #take_root_mut
+                #renumbers
+            }
         }
     }
 
-    /// `add_facts` on every value at the end of `routes` (hop lists from `at`, bound `v{k}`):
+    /// `visit.call` on every value at the end of `routes` (hop lists from `at`, bound `v{k}`):
     /// routes through one field share one `match` on it, one arm per case.
-    fn routes_visit(&self, routes: &[&[Hop]], at: TokenStream, k: usize) -> TokenStream {
+    fn routes_visit(
+        &self,
+        routes: &[&[Hop]],
+        at: TokenStream,
+        k: usize,
+        visit: &Visit,
+    ) -> TokenStream {
         let p = self.c.p;
         let mut out = Vec::new();
+        let call = &visit.call;
         if routes.iter().any(|r| r.is_empty()) {
-            out.push(quote! { #at.add_facts(&mut facts); });
+            out.push(quote! { #at.#call; });
         }
+        let by = if visit.mutable {
+            quote! { &mut }
+        } else {
+            quote! { & }
+        };
         let mut fields: Vec<(StructId, usize)> = Vec::new();
         for r in routes.iter().filter_map(|r| r.first()) {
             if !fields.contains(&(r.in_struct, r.field)) {
@@ -186,7 +302,7 @@ impl<'p> FactsModule<'p> {
                     .filter(|r| r[0].case == case)
                     .map(|r| &r[1..])
                     .collect();
-                let inner = self.routes_visit(&rest, quote! { #bind }, k + 1);
+                let inner = self.routes_visit(&rest, quote! { #bind }, k + 1, visit);
                 let pat = match case {
                     None => quote! { #bind },
                     Some(case) => self.case_pattern(sid, fi, case, &bind),
@@ -204,14 +320,14 @@ impl<'p> FactsModule<'p> {
                     _ => true,
                 };
             out.push(match arms.as_slice() {
-                [(pat, inner)] if every => quote! { { let #pat = &#at.#name; #inner } },
-                [(pat, inner)] => quote! { if let #pat = &#at.#name { #inner } },
+                [(pat, inner)] if every => quote! { { let #pat = #by #at.#name; #inner } },
+                [(pat, inner)] => quote! { if let #pat = #by #at.#name { #inner } },
                 _ => {
                     let arms = arms
                         .iter()
                         .map(|(pat, inner)| quote! { #pat => { #inner } });
                     let rest = (!every).then(|| quote! { _ => {} });
-                    quote! { match &#at.#name { #(#arms)* #rest } }
+                    quote! { match #by #at.#name { #(#arms)* #rest } }
                 }
             });
         }
