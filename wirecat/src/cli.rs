@@ -15,6 +15,7 @@ use crate::line;
 use crate::outcome::{finish, CliError, Outcome};
 use crate::proxy::ProxyArgs;
 use crate::reading::{self, Tally};
+use crate::replay::ReplayArgs;
 use crate::session::{self, Event};
 use crate::stats_cli::StatsArgs;
 use crate::types::{Decode, Encode, Job, List};
@@ -159,6 +160,10 @@ enum Command {
     /// duplication, reordering, a rate limit, corruption), scoped by conditions on the decoded
     /// messages, reproducible from a seed, logging every fault it made.
     Proxy(ProxyArgs),
+    /// Sends the client's side of a recorded conversation to a live server (its acks rewritten
+    /// to the live server's numbers, lengths and checksums filled anew) and compares the
+    /// answers with the recorded ones field by field; exits non-zero on a difference.
+    Replay(ReplayArgs),
     /// Lists the protocol's types.
     Types,
 }
@@ -232,6 +237,12 @@ enum ManyCommand {
         #[command(flatten)]
         args: ProxyArgs,
     },
+    /// Replays a recorded conversation against a live server and compares its answers.
+    Replay {
+        protocol: String,
+        #[command(flatten)]
+        args: ReplayArgs,
+    },
 }
 
 /// The command line of one protocol's wirecat: `fn main() -> ExitCode { wirecat::run::<P>() }`.
@@ -258,6 +269,7 @@ pub fn run_many<R: Registry>() -> ExitCode {
         ManyCommand::Export { protocol, args } => (protocol, Command::Export(args)),
         ManyCommand::Stats { protocol, args } => (protocol, Command::Stats(args)),
         ManyCommand::Proxy { protocol, args } => (protocol, Command::Proxy(args)),
+        ManyCommand::Replay { protocol, args } => (protocol, Command::Replay(args)),
     };
     let outcome = R::run(&protocol, Exec(command)).unwrap_or(Err(CliError::UnknownProtocol {
         name: protocol,
@@ -312,6 +324,9 @@ impl Job for Exec {
             Command::Stats(a) => crate::stats_cli::stats::<P>(&a),
             Command::Proxy(a) => crate::proxy::proxy::<P>(&a)
                 .map(|_| Outcome::Clean)
+                .map_err(CliError::Input),
+            Command::Replay(a) => crate::replay::run::<P>(&a)
+                .map(Outcome::from_ok)
                 .map_err(CliError::Input),
         }
     }

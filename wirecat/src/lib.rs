@@ -27,6 +27,7 @@ mod message_type;
 mod outcome;
 pub mod proxy;
 pub mod reading;
+pub mod replay;
 pub mod session;
 #[cfg(feature = "export")]
 mod shape;

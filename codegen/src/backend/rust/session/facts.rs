@@ -149,7 +149,8 @@ impl<'p> FactsModule<'p> {
         let set = |field: usize, role: TokenStream, channel: usize| {
             let f = ident(&s.fields[field].name);
             let channel = Literal::u8_unsuffixed(channel as u8);
-            let numbering = quote! { wiregen_runtime::analysis::Numbering::#role { channel: #channel } };
+            let numbering =
+                quote! { wiregen_runtime::analysis::Numbering::#role { channel: #channel } };
             quote! {
                 if let Ok(n) = map(#numbering, u64::from(self.#f)).try_into() {
                     self.#f = n;
@@ -157,7 +158,10 @@ impl<'p> FactsModule<'p> {
             }
         };
         for q in r.sequences.iter().filter(|q| q.in_struct == sid) {
-            body.push(guarded(&q.when, set(q.field, quote! { Sequence }, q.channel)));
+            body.push(guarded(
+                &q.when,
+                set(q.field, quote! { Sequence }, q.channel),
+            ));
         }
         for a in r.acks.iter().filter(|a| a.in_struct == sid) {
             let stmt = if a.optional && a.bits.is_none() {
@@ -214,7 +218,10 @@ impl<'p> FactsModule<'p> {
             .collect();
         let renumbers = self.routes_visit(&numbered, quote! { #message }, 0, &change);
         let (take_root, take_root_mut) = if p.opening.is_empty() {
-            (quote! { let message = datagram; }, quote! { let message = datagram; })
+            (
+                quote! { let message = datagram; },
+                quote! { let message = datagram; },
+            )
         } else {
             let v = ident(&p.root().name);
             (
