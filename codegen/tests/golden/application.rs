@@ -251,6 +251,15 @@ impl wiregen_runtime::Protocol for Protocol {
     fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
         <tcp_framing::Protocol as wiregen_runtime::Protocol>::facts(&datagram.transport)
     }
+    fn renumber(
+        datagram: &mut Self::Datagram<'_>,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        <tcp_framing::Protocol as wiregen_runtime::Protocol>::renumber(
+            &mut datagram.transport,
+            map,
+        )
+    }
     /// The transport joins its pieces.
     fn join(
         conversation: &mut Self::Conversation,

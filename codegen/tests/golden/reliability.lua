@@ -552,6 +552,8 @@ local function analysis_numbered(st, side, frame, time, verdict)
   if d.highest ~= nil then
     if key < d.highest then
       verdict.out_of_order = true
+      -- Below the first place seen: no earlier datagram reported this gap.
+      if key < d.first then verdict.before_first = true end
     else
       local h, hp = math.floor(d.highest / 65536), d.highest % 65536
       local lost
@@ -563,6 +565,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
       if lost > 0 then verdict.lost = lost end
     end
   end
+  if d.first == nil then d.first = key end
   if d.highest == nil or key > d.highest then
     d.highest, d.closed = key, FACTS.seq_last
   end
@@ -719,7 +722,7 @@ local function analysis_stats()
     local key = side == "client" and (client .. " -> " .. server) or (server .. " -> " .. client)
     local r = rows[key]
     if r == nil then
-      r = { datagrams = 0, skipped = 0, late = 0, dup = 0, retx = 0, rtt_n = 0, rtt_sum = 0, rtt_max = 0 }
+      r = { datagrams = 0, skipped = 0, late = 0, fills = 0, dup = 0, retx = 0, rtt_n = 0, rtt_sum = 0, rtt_max = 0 }
       rows[key] = r
       order[#order + 1] = key
     end
@@ -738,6 +741,7 @@ local function analysis_stats()
     local function add(v)
       r.skipped = r.skipped + (v.lost or 0)
       if v.out_of_order then r.late = r.late + 1 end
+      if v.out_of_order and not v.before_first then r.fills = r.fills + 1 end
       if v.repeat_of ~= nil and v.retransmission then r.retx = r.retx + 1 end
       if v.repeat_of ~= nil and not v.retransmission then r.dup = r.dup + 1 end
       local sender = row(conv, from == "client" and "server" or "client")
@@ -758,7 +762,7 @@ local function analysis_stats()
       local times = "        -         -         -"
       if r.rtt_n > 0 then times = fmt("%9.3f %9.3f %9.3f", r.rtt_min, r.rtt_sum / r.rtt_n, r.rtt_max) end
       lines[#lines + 1] = fmt("%-45s %9d %6d %6d %6d %6d %8d %s", key, r.datagrams,
-        math.max(r.skipped - r.late, 0), r.dup, r.retx, r.late, r.rtt_n, times)
+        math.max(r.skipped - r.fills, 0), r.dup, r.retx, r.late, r.rtt_n, times)
     end
     return table.concat(lines, "\n")
   end

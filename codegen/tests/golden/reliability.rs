@@ -357,6 +357,22 @@ impl Data<'_> {
                 self.flags.contains(DataFlags::LAST),
             );
     }
+    /// Rewrites the sequence numbers and acks of this `Data` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 0,
+                },
+                u64::from(self.seq),
+            )
+            .try_into()
+        {
+            self.seq = n;
+        }
+    }
 }
 
 impl Notify {
@@ -366,12 +382,54 @@ impl Notify {
         facts.ack(1, u64::from(self.last), 0, false);
         facts.ack_bits(1, u64::from(self.last), u64::from(self.received), 8, 256);
     }
+    /// Rewrites the sequence numbers and acks of this `Notify` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Sequence {
+                    channel: 1,
+                },
+                u64::from(self.seq),
+            )
+            .try_into()
+        {
+            self.seq = n;
+        }
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Ack {
+                    channel: 1,
+                },
+                u64::from(self.last),
+            )
+            .try_into()
+        {
+            self.last = n;
+        }
+    }
 }
 
 impl Ack {
     /// Adds what this `Ack` tells the netcode analysis (the schema's `reliability`).
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.ack(0, u64::from(self.seq), u64::from(self.chunk), false);
+    }
+    /// Rewrites the sequence numbers and acks of this `Ack` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if let Ok(n) = map(
+                wiregen_runtime::analysis::Numbering::Ack {
+                    channel: 0,
+                },
+                u64::from(self.seq),
+            )
+            .try_into()
+        {
+            self.seq = n;
+        }
     }
 }
 
@@ -380,6 +438,24 @@ impl Packet<'_> {
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         if self.body.kind().raw() != Kind::Ping.raw() {
             facts.ack(0, u64::from(self.acked_upto), 0, true);
+        }
+    }
+    /// Rewrites the sequence numbers and acks of this `Packet` (see `Protocol::renumber`).
+    pub fn renumber(
+        &mut self,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        if self.body.kind().raw() != Kind::Ping.raw() {
+            if let Ok(n) = map(
+                    wiregen_runtime::analysis::Numbering::Ack {
+                        channel: 0,
+                    },
+                    u64::from(self.acked_upto),
+                )
+                .try_into()
+            {
+                self.acked_upto = n;
+            }
         }
     }
 }
@@ -440,6 +516,25 @@ impl wiregen_runtime::Protocol for Protocol {
             }
         }
         facts
+    }
+    fn renumber(
+        datagram: &mut Self::Datagram<'_>,
+        map: &mut dyn FnMut(wiregen_runtime::analysis::Numbering, u64) -> u64,
+    ) {
+        let message = datagram;
+        message.renumber(map);
+        match &mut message.body {
+            PacketBody::Data(v0) => {
+                v0.renumber(map);
+            }
+            PacketBody::Notify(v0) => {
+                v0.renumber(map);
+            }
+            PacketBody::Ack(v0) => {
+                v0.renumber(map);
+            }
+            _ => {}
+        }
     }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
