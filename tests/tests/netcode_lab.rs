@@ -15,57 +15,42 @@ use std::net::{SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use analysis_support::{as_pcap, crate_run, dissector_run, tap_totals, totals, Numbered};
 use serde_json::Value;
 use wirecat::proxy::impair::{Impairments, Rule};
 use wirecat::proxy::{udp, Config, Summary};
-use wirecat::session::{Event, Ports};
+use wirecat::replay::Recorded;
+use wirecat::session::Ports;
 use wiregen_runtime::analysis::Place;
-use wiregen_runtime::{Protocol, SerdeProtocol};
+use wiregen_runtime::SerdeProtocol;
 
 /// The busiest conversation of a capture, in order, each numbered place once (a repeat in the
-/// recording would be counted as one): (from the client, bytes).
-fn session<P: Protocol>(pcap: &[u8], port: u16) -> Vec<(bool, Vec<u8>)> {
+/// recording would be counted as one).
+fn session<P: SerdeProtocol>(pcap: &[u8], port: u16) -> Vec<Recorded> {
     let ports = Ports {
         udp: vec![port],
         tcp: vec![],
     };
-    let mut all = Vec::new();
-    wirecat::reading::each_event::<P, _>(
-        wirecat::capture::packets(Cursor::new(pcap.to_vec())).unwrap(),
-        &ports,
-        || {},
-        |c, event| {
-            if let Event::Message(m) = event {
-                let place = c.decode(&m).ok().and_then(|d| P::facts(&d).sequence);
-                all.push((m.key, m.from_client, place.map(|n| n.place), m.bytes));
-            }
-            Ok(())
-        },
-    )
-    .unwrap();
-    let mut counts = BTreeMap::new();
-    for (key, ..) in &all {
-        *counts.entry(*key).or_insert(0) += 1;
-    }
-    let busiest = counts
-        .iter()
-        .max_by_key(|(_, n)| **n)
-        .map(|(k, _)| *k)
-        .unwrap();
+    let packets =
+        wirecat::capture::packets(Box::new(Cursor::new(pcap.to_vec())) as Box<dyn std::io::Read>)
+            .unwrap();
+    let recorded = wirecat::replay::conversation::<P>(packets, &ports, None).unwrap();
+    let mut state = P::Conversation::default();
     let mut seen: Vec<(bool, Place)> = Vec::new();
-    all.into_iter()
-        .filter(|(key, from_client, place, _)| {
-            *key == busiest
-                && place.is_none_or(|p| {
-                    let new = !seen.contains(&(*from_client, p));
-                    seen.push((*from_client, p));
-                    new
-                })
+    recorded
+        .into_iter()
+        .filter(|r| {
+            let place = P::decode_datagram(&mut state, r.from_client, &r.bytes)
+                .ok()
+                .and_then(|d| P::facts(&d).sequence);
+            place.is_none_or(|n| {
+                let new = !seen.contains(&(r.from_client, n.place));
+                seen.push((r.from_client, n.place));
+                new
+            })
         })
-        .map(|(_, from_client, _, bytes)| (from_client, bytes))
         .collect()
 }
 
@@ -81,16 +66,13 @@ struct Run {
 /// server answers whoever the proxy relays for (what it has not heard from yet, it cannot
 /// answer: those datagrams are not sent). Stops by itself.
 fn through_proxy<P: SerdeProtocol>(
-    session: &[(bool, Vec<u8>)],
+    session: &[Recorded],
     server: SocketAddr,
     rules: Vec<Rule>,
     seed: u64,
     dir: &Path,
 ) -> Run {
     let server_socket = UdpSocket::bind(server).unwrap();
-    server_socket.set_nonblocking(true).unwrap();
-    let client = UdpSocket::bind("127.0.0.1:0").unwrap();
-    client.set_nonblocking(true).unwrap();
     let mut config = Config::new("127.0.0.1:0".parse().unwrap(), server);
     config.rules.rules = rules;
     config.seed = seed;
@@ -115,29 +97,14 @@ fn through_proxy<P: SerdeProtocol>(
         relay.run(&flag)
     });
     let listen = rx.recv().unwrap();
-    let mut upstream = None;
-    let mut buf = [0u8; 65_536];
-    let mut drain = |upstream: &mut Option<SocketAddr>| {
-        while let Ok((_, from)) = server_socket.recv_from(&mut buf) {
-            *upstream = Some(from);
-        }
-        while client.recv_from(&mut buf).is_ok() {}
-    };
-    for (from_client, bytes) in session {
-        drain(&mut upstream);
-        if *from_client {
-            client.send_to(bytes, listen).unwrap();
-        } else if let Some(u) = upstream {
-            server_socket.send_to(bytes, u).unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    // Until a hold with nothing after it has ended, and a little more.
-    let end = Instant::now() + Duration::from_millis(800);
-    while Instant::now() < end {
-        drain(&mut upstream);
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wirecat::replay::play_both_sides(
+        session,
+        listen,
+        &server_socket,
+        0.0,
+        Duration::from_millis(800),
+    )
+    .unwrap();
     stop.store(true, Ordering::Relaxed);
     let summary = proxy.join().unwrap().unwrap();
     let text = std::fs::read_to_string(&log).unwrap();
@@ -155,7 +122,15 @@ fn through_proxy<P: SerdeProtocol>(
 /// proxy received: a lost numbered datagram shows between two numbered ones of its direction
 /// and channel that arrive; each copy of a numbered one is a repeat; a numbered one sent after the
 /// next numbered one of its channel is out of order.
-fn expected(log: &[Value], numbered: &[Numbered]) -> ((u64, u64, u64), Vec<(u64, u64)>, Vec<u64>) {
+/// What the analysis must say of a run: lost, repeated and reordered datagrams in all; the
+/// copies (sent frame, the frame it repeats) and the late datagrams (sent frames).
+struct Expected {
+    totals: (u64, u64, u64),
+    copies: Vec<(u64, u64)>,
+    late: Vec<u64>,
+}
+
+fn expected(log: &[Value], numbered: &[Numbered]) -> Expected {
     let by_frame: BTreeMap<u64, &Numbered> = numbered.iter().map(|n| (n.frame, n)).collect();
     let lost: HashSet<u64> = log
         .iter()
@@ -236,11 +211,11 @@ fn expected(log: &[Value], numbered: &[Numbered]) -> ((u64, u64, u64), Vec<(u64,
             }
         }
     }
-    (
-        (shown_lost as u64, copies.len() as u64, late.len() as u64),
+    Expected {
+        totals: (shown_lost as u64, copies.len() as u64, late.len() as u64),
         copies,
         late,
-    )
+    }
 }
 
 /// 15% loss, duplication and reordering, both ways, of the messages meeting `when`.
@@ -287,7 +262,11 @@ fn closed_loop<P: SerdeProtocol>(
         );
         let sent = std::fs::read(&run.sent).unwrap();
         let (verdicts, _, after) = crate_run::<P>(&sent, &[port]);
-        let (want, copies, late) = expected(&run.log, &numbered);
+        let Expected {
+            totals: want,
+            copies,
+            late,
+        } = expected(&run.log, &numbered);
         let name = format!("seed{seed}");
         assert_eq!(
             totals(&after),

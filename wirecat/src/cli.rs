@@ -159,7 +159,7 @@ enum Command {
     /// A relay between clients and a server that impairs the traffic (loss, delay, jitter,
     /// duplication, reordering, a rate limit, corruption), scoped by conditions on the decoded
     /// messages, reproducible from a seed, logging every fault it made.
-    Proxy(ProxyArgs),
+    Proxy(Box<ProxyArgs>),
     /// Sends the client's side of a recorded conversation to a live server (its acks rewritten
     /// to the live server's numbers, lengths and checksums filled anew) and compares the
     /// answers with the recorded ones field by field; exits non-zero on a difference.
@@ -235,7 +235,7 @@ enum ManyCommand {
     Proxy {
         protocol: String,
         #[command(flatten)]
-        args: ProxyArgs,
+        args: Box<ProxyArgs>,
     },
     /// Replays a recorded conversation against a live server and compares its answers.
     Replay {

@@ -74,6 +74,7 @@ pub(crate) fn read_message<'a, P: SerdeProtocol>(
 /// Decodes `m` in its conversation and joins the piece it carries ([`read_message`]), setting
 /// `line`'s `value`, `joined` and `joined_from` (and `also_joined`), or `error` where it stops
 /// (`export`'s rows).
+#[cfg(feature = "export")]
 pub(crate) fn decode_into<P: SerdeProtocol>(
     conversations: &mut Conversations<P>,
     m: &Message,

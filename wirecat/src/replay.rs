@@ -80,6 +80,65 @@ pub fn conversation<P: SerdeProtocol>(
         .collect())
 }
 
+/// Plays both sides of a recorded conversation on this machine: a client socket sends the
+/// client's datagrams to `via` (a proxy in front of `server`), and `server` answers whoever
+/// relays for that client (what it has not heard from yet, it cannot answer: those datagrams
+/// are not sent). Each datagram leaves at its recorded time scaled by `speed` (0: 1 ms apart);
+/// what comes back is read and dropped, until `linger` after the last. Gives the datagrams
+/// sent by the client and by the server.
+pub fn play_both_sides(
+    recorded: &[Recorded],
+    via: SocketAddr,
+    server: &UdpSocket,
+    speed: f64,
+    linger: Duration,
+) -> std::io::Result<(usize, usize)> {
+    server.set_nonblocking(true)?;
+    let client = UdpSocket::bind(if via.is_ipv4() {
+        "127.0.0.1:0"
+    } else {
+        "[::1]:0"
+    })?;
+    client.set_nonblocking(true)?;
+    let mut upstream = None;
+    let mut buf = vec![0u8; 65_536];
+    let mut drain = |upstream: &mut Option<SocketAddr>| {
+        while let Ok((_, from)) = server.recv_from(&mut buf) {
+            *upstream = Some(from);
+        }
+        while client.recv_from(&mut buf).is_ok() {}
+    };
+    let (mut from_client, mut from_server) = (0, 0);
+    let start = Instant::now();
+    let first = recorded.first().map_or(Duration::ZERO, |r| r.time);
+    for r in recorded {
+        let due = if speed > 0.0 {
+            r.time.saturating_sub(first).div_f64(speed)
+        } else {
+            start.elapsed() + Duration::from_millis(1)
+        };
+        // Waiting, the answers are read as they come.
+        while start.elapsed() < due {
+            drain(&mut upstream);
+            std::thread::sleep(Duration::from_micros(200).min(due.saturating_sub(start.elapsed())));
+        }
+        drain(&mut upstream);
+        if r.from_client {
+            client.send_to(&r.bytes, via)?;
+            from_client += 1;
+        } else if let Some(u) = upstream {
+            server.send_to(&r.bytes, u)?;
+            from_server += 1;
+        }
+    }
+    let end = Instant::now() + linger;
+    while Instant::now() < end {
+        drain(&mut upstream);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok((from_client, from_server))
+}
+
 /// How a replay runs.
 #[derive(Debug, Clone)]
 pub struct Options {
