@@ -442,6 +442,8 @@ end
 
 {%- include "lua/reassembly.lua" %}
 
+{%- include "lua/field_stats.lua" %}
+
 {%- if conversations %}
 
 -- A new capture (or a reload) starts with no conversation state.

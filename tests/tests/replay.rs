@@ -1,5 +1,6 @@
-//! `wirecat replay` against a server built on the generated crate, for every shipped protocol's
-//! recorded session: the server numbers its datagrams from elsewhere (1,000 on), checks that
+//! `wirecat replay` against a server built on the generated crate (wirecat's stand-in,
+//! `wirecat serve`), for every shipped protocol's recorded session: the server numbers its
+//! datagrams from elsewhere (1,000 on), checks that
 //! every client datagram it gets is the recorded one once its acks are put back (the replay
 //! rewrote them exactly, checksums and lengths included), and answers as recorded. The replay
 //! finds no difference; with one answer changed (the next recorded one sent in its place) it
@@ -7,7 +8,6 @@
 
 mod analysis_support;
 
-use std::collections::HashSet;
 use std::io::Cursor;
 use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
@@ -19,96 +19,6 @@ use wiregen_runtime::analysis::Numbering;
 use wiregen_runtime::SerdeProtocol;
 
 const OFFSET: u64 = 1000;
-
-/// The recorded datagram as the live server sends it: its own numbers moved on by `OFFSET`
-/// (noted in `sent`).
-fn renumbered<P: SerdeProtocol>(
-    state: &mut P::Conversation,
-    from_client: bool,
-    bytes: &[u8],
-    sent: &mut HashSet<(u8, u64)>,
-) -> Vec<u8> {
-    let Ok(mut d) = P::decode_datagram(state, from_client, bytes) else {
-        return bytes.to_vec();
-    };
-    P::renumber(&mut d, &mut |n, v| match n {
-        Numbering::Sequence { channel } => {
-            let live = (v + OFFSET) % P::CHANNEL_WRAPS[usize::from(channel)];
-            sent.insert((channel, live));
-            live
-        }
-        Numbering::Ack { .. } => v,
-    });
-    P::encode_datagram(from_client, &d).unwrap()
-}
-
-/// A client datagram as recorded: its acks of numbers the server sent put back (an ack of
-/// nothing yet, say 0, stays).
-fn as_recorded<P: SerdeProtocol>(
-    state: &mut P::Conversation,
-    bytes: &[u8],
-    sent: &HashSet<(u8, u64)>,
-) -> Vec<u8> {
-    let Ok(mut d) = P::decode_datagram(state, true, bytes) else {
-        return bytes.to_vec();
-    };
-    P::renumber(&mut d, &mut |n, v| match n {
-        Numbering::Ack { channel } if sent.contains(&(channel, v)) => {
-            let wrap = P::CHANNEL_WRAPS[usize::from(channel)];
-            (v + wrap - OFFSET % wrap) % wrap
-        }
-        _ => v,
-    });
-    P::encode_datagram(true, &d).unwrap()
-}
-
-/// Serves the recorded session once: gives how many client datagrams came as recorded, and
-/// how many did not.
-fn serve<P: SerdeProtocol>(
-    socket: UdpSocket,
-    recorded: Vec<Recorded>,
-    change: Option<usize>,
-) -> (usize, usize) {
-    socket
-        .set_read_timeout(Some(Duration::from_secs(3)))
-        .unwrap();
-    let mut peer = None;
-    let (mut recorded_state, mut live_state) =
-        (P::Conversation::default(), P::Conversation::default());
-    let (mut same, mut other) = (0, 0);
-    let mut answer = 0;
-    let mut sent = HashSet::new();
-    let mut buf = [0u8; 65_536];
-    for (i, r) in recorded.iter().enumerate() {
-        if r.from_client {
-            let Ok((n, from)) = socket.recv_from(&mut buf) else {
-                break;
-            };
-            peer = Some(from);
-            let _ = P::decode_datagram(&mut recorded_state, true, &r.bytes);
-            if as_recorded::<P>(&mut live_state, &buf[..n], &sent) == r.bytes {
-                same += 1;
-            } else {
-                other += 1;
-            }
-            continue;
-        }
-        answer += 1;
-        let mut bytes = renumbered::<P>(&mut recorded_state, false, &r.bytes, &mut sent);
-        if change == Some(answer) {
-            // The next recorded answer in its place: a server that answers otherwise.
-            if let Some(next) = recorded[i + 1..].iter().find(|n| !n.from_client) {
-                bytes = next.bytes.clone();
-            }
-        }
-        if let Some(peer) = peer {
-            socket.send_to(&bytes, peer).unwrap();
-            // A burst larger than the replay's socket buffer would lose answers.
-            std::thread::sleep(Duration::from_micros(100));
-        }
-    }
-    (same, other)
-}
 
 /// A server datagram decoded alone, its own numbers zeroed, as JSON.
 fn unnumbered<P: SerdeProtocol>(bytes: &[u8]) -> Option<serde_json::Value> {
@@ -124,12 +34,20 @@ fn replay_against<P: SerdeProtocol>(
     recorded: &[Recorded],
     host: u8,
     change: Option<usize>,
-) -> (replay::Report, (usize, usize)) {
+) -> (replay::Report, wirecat::stand_in::Served) {
     let server: SocketAddr = format!("127.0.0.{host}:0").parse().unwrap();
     let socket = UdpSocket::bind(server).unwrap();
     let server = socket.local_addr().unwrap();
     let script = recorded.to_vec();
-    let served = std::thread::spawn(move || serve::<P>(socket, script, change));
+    let served = std::thread::spawn(move || {
+        wirecat::stand_in::serve_recorded::<P>(
+            &socket,
+            &script,
+            OFFSET,
+            change,
+            Duration::from_secs(3),
+        )
+    });
     let options = Options {
         server,
         speed: 0.0,
@@ -152,11 +70,11 @@ fn proven<P: SerdeProtocol>(capture: Vec<u8>, port: u16, host: u8) {
     let recorded = replay::conversation::<P>(packets, &ports, None).unwrap();
     let clients = recorded.iter().filter(|r| r.from_client).count();
     let answers = recorded.len() - clients;
-    let (report, (same, other)) = replay_against::<P>(&recorded, host, None);
+    let (report, served) = replay_against::<P>(&recorded, host, None);
     assert_eq!(report.difference, None, "{proto}: the same server");
     assert_eq!((report.sent, report.answers), (clients, answers), "{proto}");
     assert_eq!(
-        (same, other),
+        (served.same, served.other),
         (clients, 0),
         "{proto}: the server got the recorded datagrams"
     );

@@ -17,6 +17,7 @@ use crate::proxy::ProxyArgs;
 use crate::reading::{self, Tally};
 use crate::replay::ReplayArgs;
 use crate::session::{self, Event};
+use crate::stand_in::ServeArgs;
 use crate::stats_cli::StatsArgs;
 use crate::types::{Decode, Encode, Job, List};
 use crate::{parse_hex, to_hex};
@@ -164,6 +165,10 @@ enum Command {
     /// to the live server's numbers, lengths and checksums filled anew) and compares the
     /// answers with the recorded ones field by field; exits non-zero on a difference.
     Replay(ReplayArgs),
+    /// Answers one client as a recorded conversation's server did (numbering from elsewhere
+    /// with --renumber, one answer changed with --change-answer): a stand-in server to replay
+    /// against or to test a client with.
+    Serve(ServeArgs),
     /// Lists the protocol's types.
     Types,
 }
@@ -243,6 +248,12 @@ enum ManyCommand {
         #[command(flatten)]
         args: ReplayArgs,
     },
+    /// Answers one client as a recorded conversation's server did.
+    Serve {
+        protocol: String,
+        #[command(flatten)]
+        args: ServeArgs,
+    },
 }
 
 /// The command line of one protocol's wirecat: `fn main() -> ExitCode { wirecat::run::<P>() }`.
@@ -270,6 +281,7 @@ pub fn run_many<R: Registry>() -> ExitCode {
         ManyCommand::Stats { protocol, args } => (protocol, Command::Stats(args)),
         ManyCommand::Proxy { protocol, args } => (protocol, Command::Proxy(args)),
         ManyCommand::Replay { protocol, args } => (protocol, Command::Replay(args)),
+        ManyCommand::Serve { protocol, args } => (protocol, Command::Serve(args)),
     };
     let outcome = R::run(&protocol, Exec(command)).unwrap_or(Err(CliError::UnknownProtocol {
         name: protocol,
@@ -326,6 +338,9 @@ impl Job for Exec {
                 .map(|_| Outcome::Clean)
                 .map_err(CliError::Input),
             Command::Replay(a) => crate::replay::run::<P>(&a)
+                .map(Outcome::from_ok)
+                .map_err(CliError::Input),
+            Command::Serve(a) => crate::stand_in::run::<P>(&a)
                 .map(Outcome::from_ok)
                 .map_err(CliError::Input),
         }

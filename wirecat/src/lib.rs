@@ -31,6 +31,7 @@ pub mod replay;
 pub mod session;
 #[cfg(feature = "export")]
 mod shape;
+pub mod stand_in;
 pub mod stats;
 mod stats_cli;
 pub mod stream;

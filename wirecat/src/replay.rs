@@ -82,8 +82,9 @@ pub fn conversation<P: SerdeProtocol>(
 
 /// Plays both sides of a recorded conversation on this machine: a client socket sends the
 /// client's datagrams to `via` (a proxy in front of `server`), and `server` answers whoever
-/// relays for that client (what it has not heard from yet, it cannot answer: those datagrams
-/// are not sent). Each datagram leaves at its recorded time scaled by `speed` (0: 1 ms apart);
+/// relays for that client (before it has heard from the client it waits, up to `linger`; then
+/// it cannot answer and the datagram is not sent). Each datagram leaves at its recorded time
+/// scaled by `speed` (0: 1 ms apart), or later when the server had to wait;
 /// what comes back is read and dropped, until `linger` after the last. Gives the datagrams
 /// sent by the client and by the server.
 pub fn play_both_sides(
@@ -123,6 +124,11 @@ pub fn play_both_sides(
             std::thread::sleep(Duration::from_micros(200).min(due.saturating_sub(start.elapsed())));
         }
         drain(&mut upstream);
+        let heard_by = Instant::now() + linger;
+        while !r.from_client && upstream.is_none() && Instant::now() < heard_by {
+            std::thread::sleep(Duration::from_millis(1));
+            drain(&mut upstream);
+        }
         if r.from_client {
             client.send_to(&r.bytes, via)?;
             from_client += 1;

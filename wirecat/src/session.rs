@@ -110,6 +110,9 @@ pub const TCP_BYTES: usize = 64 << 20;
 /// each direction's TCP stream.
 struct Conversation<P: Protocol> {
     state: P::Conversation,
+    /// A second copy of the state, for reading messages field by field ([`Conversations::notes`])
+    /// besides decoding them.
+    notes_state: P::Conversation,
     joins: P::Joins,
     /// From the client, from the server.
     streams: [Stream; 2],
@@ -125,6 +128,7 @@ impl<P: Protocol> Default for Conversation<P> {
     fn default() -> Self {
         Conversation {
             state: P::Conversation::default(),
+            notes_state: P::Conversation::default(),
             joins: P::Joins::default(),
             streams: Default::default(),
             used: 0,
@@ -319,6 +323,14 @@ impl<P: Protocol> Conversations<P> {
     ) -> Result<P::Datagram<'a>, wiregen_runtime::DecodeError> {
         let state = &mut self.touch(message.key).state;
         P::decode_datagram(state, message.from_client, &message.bytes)
+    }
+
+    /// A message's fields as the dissector shows them (offsets from its first byte), read with
+    /// what the conversation's earlier messages announced (its own copy of the state, so it may
+    /// be called besides [`Conversations::decode`]), up to any error.
+    pub fn notes<'a>(&mut self, message: &'a Message) -> Vec<wiregen_runtime::FieldNote<'a>> {
+        let c = self.touch(message.key);
+        P::datagram_notes_in(&mut c.notes_state, message.from_client, &message.bytes).1
     }
 
     /// The netcode analysis of a decoded message, in its conversation: what it says of the

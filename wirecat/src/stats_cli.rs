@@ -66,7 +66,7 @@ pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<Outcome, CliError
             if let Some(b) = &mut budget {
                 b.add(&ty, m.from_client, m.key, m.time, bytes);
             }
-            let notes = P::datagram_notes(m.from_client, &m.bytes).1;
+            let notes = conversations.notes(&m);
             stats.add_message(&ty, m.from_client, bytes, &notes);
             Ok(())
         },
