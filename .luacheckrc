@@ -12,6 +12,8 @@ read_globals = {
   -- The netcode analysis's statistics: a tap, `-z <proto>,stats` and a Statistics menu.
   "Listener", "register_stat_cmd_arg", "gui_enabled", "register_menu", "TextWindow",
   "retap_packets", "MENU_STAT_UNSORTED",
+  -- Bytes per field: a tap seeing every field of the frame.
+  "all_field_infos",
   -- Present on Lua 5.3+ only; read behind a check.
   math = { fields = { "type" } },
 }
