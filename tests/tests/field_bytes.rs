@@ -11,7 +11,6 @@ use analysis_support::as_pcap;
 use wirecat::session::{Event, Ports};
 use wirecat::stats::Stats;
 use wiregen_runtime::Protocol;
-use wiregen_tests::repo_root;
 
 fn crate_fields<P: Protocol>(pcap: &[u8], ports: &[u16]) -> BTreeMap<String, (u64, u64)> {
     let ports = Ports {
@@ -42,25 +41,7 @@ fn crate_fields<P: Protocol>(pcap: &[u8], ports: &[u16]) -> BTreeMap<String, (u6
 }
 
 fn dissector_fields(pcap: &[u8], lua: &str, proto: &str) -> BTreeMap<String, (u64, u64)> {
-    let path = std::env::temp_dir().join(format!(
-        "wiregen-fields-{proto}-{}.pcap",
-        std::process::id()
-    ));
-    std::fs::write(&path, pcap).unwrap();
-    let out = wiregen_tests::tshark_command()
-        .arg("-r")
-        .arg(&path)
-        .arg("-X")
-        .arg(format!("lua_script:{}", repo_root().join(lua).display()))
-        .args(["-q", "-z", &format!("{proto},fields")])
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_file(&path);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && text.contains("bytes per field"),
-        "{text}"
-    );
+    let text = analysis_support::tap_text(pcap, lua, proto, "fields", "capture", "bytes per field");
     text.lines()
         .filter(|l| l.starts_with(&format!("{proto}.")))
         .map(|l| {

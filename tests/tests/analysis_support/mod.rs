@@ -198,11 +198,18 @@ pub fn dissector_run(pcap: &[u8], lua: &str, proto: &str, name: &str) -> BTreeMa
     out
 }
 
-/// Lost, repeated and out-of-order datagrams as `tshark -z <proto>,stats` sums them (the
-/// dissector's own statistics).
-pub fn tap_totals(pcap: &[u8], lua: &str, proto: &str, name: &str) -> (u64, u64, u64) {
+/// What `tshark -z <proto>,<stat>` prints of a capture (called `name`) with the dissector
+/// `lua`; it must run and print `heading`.
+pub fn tap_text(
+    pcap: &[u8],
+    lua: &str,
+    proto: &str,
+    stat: &str,
+    name: &str,
+    heading: &str,
+) -> String {
     let path = std::env::temp_dir().join(format!(
-        "wiregen-analysis-tap-{proto}-{name}-{}.pcap",
+        "wiregen-tap-{proto}-{stat}-{name}-{}.pcap",
         std::process::id()
     ));
     std::fs::write(&path, pcap).unwrap();
@@ -211,15 +218,19 @@ pub fn tap_totals(pcap: &[u8], lua: &str, proto: &str, name: &str) -> (u64, u64,
         .arg(&path)
         .arg("-X")
         .arg(format!("lua_script:{}", repo_root().join(lua).display()))
-        .args(["-q", "-z", &format!("{proto},stats")])
+        .args(["-q", "-z", &format!("{proto},{stat}")])
         .output()
         .unwrap();
     let _ = std::fs::remove_file(&path);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && text.contains("netcode analysis"),
-        "{text}"
-    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success() && text.contains(heading), "{text}");
+    text
+}
+
+/// Lost, repeated and out-of-order datagrams as `tshark -z <proto>,stats` sums them (the
+/// dissector's own statistics).
+pub fn tap_totals(pcap: &[u8], lua: &str, proto: &str, name: &str) -> (u64, u64, u64) {
+    let text = tap_text(pcap, lua, proto, "stats", name, "netcode analysis");
     let mut totals = (0, 0, 0);
     // direction, datagrams, lost, dup, retx, ooo, …
     for line in text.lines().filter(|l| l.contains(" -> ")) {

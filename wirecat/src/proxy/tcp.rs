@@ -5,7 +5,7 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,6 +20,8 @@ struct Shared {
     dice: [Mutex<Dice>; 2],
     link_free: [Mutex<Instant>; 2],
     summary: Mutex<Summary>,
+    /// Directions still running (two per connection): at most `max_clients` connections.
+    running: AtomicUsize,
 }
 
 /// A bound TCP proxy, ready to run.
@@ -67,6 +69,7 @@ impl Relay {
                 start: now,
                 link_free: [Mutex::new(now), Mutex::new(now)],
                 summary: Mutex::new(Summary::default()),
+                running: AtomicUsize::new(0),
             }),
         })
     }
@@ -113,6 +116,11 @@ impl Relay {
 
     /// Opens the server's side of a client's connection and starts both directions.
     fn connect(&self, client: TcpStream, halt: &Arc<AtomicBool>) {
+        // Past the limit a connection is refused (closed at once), and counted.
+        if self.shared.running.load(Ordering::Relaxed) / 2 >= self.shared.config.max_clients {
+            self.count(|s| s.evicted += 1);
+            return;
+        }
         let Ok(server) = TcpStream::connect(self.shared.config.server) else {
             self.count(|s| s.socket_errors += 1);
             return;
@@ -127,6 +135,7 @@ impl Relay {
                 self.count(|s| s.socket_errors += 1);
                 return;
             };
+            self.shared.running.fetch_add(1, Ordering::Relaxed);
             pump(Arc::clone(&self.shared), from, to, way, Arc::clone(halt));
         }
     }
@@ -199,5 +208,63 @@ fn pump(
             }
         }
         let _ = to.shutdown(Shutdown::Write);
+        shared.running.fetch_sub(1, Ordering::Relaxed);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proxy::impair::Rule;
+
+    #[test]
+    fn bytes_pass_both_ways_after_the_delay_and_loss_is_refused() {
+        let echo = TcpListener::bind("127.0.0.1:0").unwrap();
+        let server = echo.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let (mut s, _) = echo.accept().unwrap();
+            let mut buf = [0u8; 64];
+            while let Ok(n) = s.read(&mut buf) {
+                if n == 0 || s.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut config = Config::new("127.0.0.1:0".parse().unwrap(), server);
+        config.rules.rules.push(Rule {
+            set: Impairments {
+                delay: Some(Duration::from_millis(50)),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        let relay = Relay::bind(config.clone()).unwrap();
+        let listen = relay.local_addr();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let running = std::thread::spawn(move || relay.run(&flag).unwrap());
+        let mut client = TcpStream::connect(listen).unwrap();
+        let start = Instant::now();
+        client.write_all(b"ping").unwrap();
+        let mut back = [0u8; 4];
+        client.read_exact(&mut back).unwrap();
+        assert_eq!(&back, b"ping");
+        assert!(
+            start.elapsed() >= Duration::from_millis(100),
+            "{:?}",
+            start.elapsed()
+        );
+        stop.store(true, Ordering::Relaxed);
+        let summary = running.join().unwrap();
+        assert_eq!(
+            (summary.ways[0].sent_bytes, summary.ways[1].sent_bytes),
+            (4, 4)
+        );
+        config.rules.rules[0].set.loss = Some(0.1);
+        let refused = Relay::bind(config).err().unwrap();
+        assert!(
+            refused.starts_with("rule 1: over TCP only delay"),
+            "{refused}"
+        );
+    }
 }

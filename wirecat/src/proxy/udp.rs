@@ -548,3 +548,39 @@ impl<P: SerdeProtocol> Relay<P> {
         log.line(&line);
     }
 }
+
+#[cfg(all(test, feature = "repository"))]
+mod tests {
+    use super::*;
+    use std::net::UdpSocket as StdSocket;
+    use std::sync::Arc;
+
+    #[test]
+    fn past_the_client_limit_the_least_recently_seen_is_forgotten_and_said() {
+        let server = StdSocket::bind("127.0.0.1:0").unwrap();
+        let dir = std::env::temp_dir().join(format!("wirecat-evict-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut config = Config::new("127.0.0.1:0".parse().unwrap(), server.local_addr().unwrap());
+        config.max_clients = 1;
+        config.log = Some(dir.join("log.ndjson"));
+        config.max_datagrams = Some(3);
+        let relay = Relay::<rtype::Protocol>::bind(config).unwrap();
+        let listen = relay.local_addr();
+        let (a, b) = (
+            StdSocket::bind("127.0.0.1:0").unwrap(),
+            StdSocket::bind("127.0.0.1:0").unwrap(),
+        );
+        for (socket, bytes) in [(&a, b"one"), (&b, b"two"), (&a, b"thr")] {
+            socket.send_to(bytes, listen).unwrap();
+        }
+        let summary = relay.run(&Arc::new(AtomicBool::new(false))).unwrap();
+        assert_eq!((summary.clients, summary.evicted), (3, 2));
+        // A datagram still queued for a forgotten client is not sent, and is counted.
+        assert_eq!(summary.ways[0].sent + summary.unsent_evicted, 3);
+        // Undecodable datagrams are forwarded, and counted.
+        assert_eq!(summary.ways[0].undecodable, 3);
+        let log = std::fs::read_to_string(dir.join("log.ndjson")).unwrap();
+        assert_eq!(log.matches("\"event\":\"evicted\"").count(), 2, "{log}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
