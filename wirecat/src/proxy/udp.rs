@@ -46,8 +46,10 @@ struct Pending {
     way: Way,
     client: SocketAddr,
     bytes: Vec<u8>,
-    /// Its frame in the received capture, and its message type.
+    /// Its frame in the received capture, its number among its direction's datagrams, and
+    /// its message type.
     frame: u64,
+    nth: u64,
     message: String,
     /// What was done to it, logged as it leaves.
     delay: Duration,
@@ -339,17 +341,21 @@ impl<P: SerdeProtocol> Relay<P> {
             way,
             client,
             frame,
+            nth: self.summary.ways[way.index()].received,
             message,
         };
         self.place(arrival, bytes, fate, imp.rate.unwrap_or(0));
     }
 }
 
-/// Who sent a datagram, and how it is known in the log.
+/// Who sent a datagram, and how it is known in the log: its frame in the received capture and
+/// its number among its direction's datagrams (what the same seed's faults are the same of,
+/// however the two directions interleave).
 struct Arrival {
     way: Way,
     client: SocketAddr,
     frame: u64,
+    nth: u64,
     message: String,
 }
 
@@ -393,6 +399,7 @@ impl<P: SerdeProtocol> Relay<P> {
                 client: a.client,
                 bytes: data.clone(),
                 frame: a.frame,
+                nth: a.nth,
                 message: a.message.clone(),
                 delay: at - now,
                 copy: i > 0,
@@ -481,6 +488,7 @@ impl<P: SerdeProtocol> Relay<P> {
             way: p.way,
             client: p.client,
             frame: p.frame,
+            nth: p.nth,
             message: p.message,
         };
         if p.copy {
@@ -537,6 +545,7 @@ impl<P: SerdeProtocol> Relay<P> {
             "direction": a.way.name(),
             "client": a.client.to_string(),
             "frame": a.frame,
+            "n": a.nth,
         });
         if let Some(s) = sent_frame {
             line["sent_frame"] = s.into();
