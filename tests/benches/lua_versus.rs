@@ -11,10 +11,16 @@
 //! hand-written, in three modes: summary lines, the full tree (`-V`) and fields (`-T fields`).
 //! Then tshark's start-up with every generated dissector loaded, against none.
 //!
+//! `WIREGEN_BENCH_C=1` times the hand-written C plugin (`benches/c/`) beside them instead
+//! (`c_spike.rs`).
+//!
 //! `WIREGEN_BENCH_PACKETS` and `WIREGEN_BENCH_ROUNDS` change the capture size (100000) and the
 //! rounds (3). `WIREGEN_BENCH_PROFILE=1` (with valgrind; e.g. `WIREGEN_BENCH_PACKETS=5000`)
 //! instead counts the instructions tshark runs on the R-Type capture with each reader, under
 //! callgrind (the same count whatever else the machine does), and prints where they go.
+
+#[path = "c_spike.rs"]
+mod c_spike;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -258,6 +264,14 @@ fn main() {
     let generated = root.join("dissectors/rtype.lua");
     let hand = root.join("tests/benches/lua/hand_rtype.lua");
     check_same_fields(&rtype_pcap, &generated, &hand);
+    if std::env::var_os("WIREGEN_BENCH_C").is_some() {
+        let modes: Vec<(&str, Vec<&str>)> = rtype_modes()
+            .into_iter()
+            .map(|m| (m.name, m.args))
+            .collect();
+        c_spike::compare(&rtype_pcap, n, env_or("WIREGEN_BENCH_ROUNDS", 3), &modes);
+        return;
+    }
     if std::env::var_os("WIREGEN_BENCH_PROFILE").is_some() {
         profile(&rtype_pcap, &generated, &hand, &rtype_modes());
         return;
