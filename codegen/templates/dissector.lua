@@ -436,13 +436,13 @@ end
 {%- endfor %}
 
 
+{%- include "lua/field_stats.lua" %}
+
 {%- include "lua/analysis.lua" %}
 
 {%- include "lua/openings.lua" %}
 
 {%- include "lua/reassembly.lua" %}
-
-{%- include "lua/field_stats.lua" %}
 
 {%- if conversations %}
 

@@ -291,17 +291,5 @@ local function analysis_stats()
   return tap, text
 end
 
-register_stat_cmd_arg("{{ name }},stats", function()
-  local tap, text = analysis_stats()
-  function tap.draw() print(text()) end
-end)
-if gui_enabled() then
-  register_menu("wiregen/{{ title }} netcode analysis", function()
-    local window = TextWindow.new("{{ title }} netcode analysis")
-    local tap, text = analysis_stats()
-    function tap.draw() window:set(text()) end
-    window:set_atclose(function() tap:remove() end)
-    retap_packets()
-  end, MENU_STAT_UNSORTED)
-end
+register_text_stat("stats", "{{ title }} netcode analysis", analysis_stats)
 {%- endif %}

@@ -183,6 +183,24 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
+-- A statistic printed as text: `tshark -z bit_groups,<arg>` and, in Wireshark, an item of
+-- Statistics › wiregen. `make` gives a tap and the function writing its text.
+local function register_text_stat(arg, title, make)
+  register_stat_cmd_arg("bit_groups," .. arg, function()
+    local tap, text = make()
+    function tap.draw() print(text()) end
+  end)
+  if gui_enabled() then
+    register_menu("wiregen/" .. title, function()
+      local window = TextWindow.new(title)
+      local tap, text = make()
+      function tap.draw() window:set(text()) end
+      window:set_atclose(function() tap:remove() end)
+      retap_packets()
+    end, MENU_STAT_UNSORTED)
+  end
+end
+
 -- `tshark -z bit_groups,fields` (and Statistics › wiregen › Bit groups bytes per field): the
 -- bytes each field takes, summed over the capture, as `wirecat stats` counts them — the fields
 -- of the datagram's own bytes (not of payloads joined from several), a part of a field (a flag
@@ -236,19 +254,7 @@ local function field_stats()
   return tap, text
 end
 
-register_stat_cmd_arg("bit_groups,fields", function()
-  local tap, text = field_stats()
-  function tap.draw() print(text()) end
-end)
-if gui_enabled() then
-  register_menu("wiregen/Bit groups bytes per field", function()
-    local window = TextWindow.new("Bit groups bytes per field")
-    local tap, text = field_stats()
-    function tap.draw() window:set(text()) end
-    window:set_atclose(function() tap:remove() end)
-    retap_packets()
-  end, MENU_STAT_UNSORTED)
-end
+register_text_stat("fields", "Bit groups bytes per field", field_stats)
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
 -- Returns the Info-column summary.

@@ -155,35 +155,24 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-
--- Conversations: the k-th datagram from a side is that side's k-th opening datagram; later ones
--- are the root type. The server is the side on the UDP ports preference. The classification is
--- made when a frame is first dissected and kept by frame number, so re-dissection, clicks and
--- two-pass analysis (tshark -2) all agree.
-local OPENING = {
-  client = {{ dissect_Hello, "Hello" }, },
-  server = {{ dissect_Welcome, "Welcome" }, },
-}
-local conversation_counts = {}
-local frame_steps = {}
-
--- The opening step of this frame ({side, k}), k = 0 after the opening.
-local function classify(pinfo)
-  local step = frame_steps[pinfo.number]
-  if step ~= nil then return step end
-  local key, side = conversation_key(pinfo)
-  local counts = conversation_counts[key]
-  if counts == nil then
-    counts = { client = 0, server = 0 }
-    conversation_counts[key] = counts
+-- A statistic printed as text: `tshark -z conversation,<arg>` and, in Wireshark, an item of
+-- Statistics › wiregen. `make` gives a tap and the function writing its text.
+local function register_text_stat(arg, title, make)
+  register_stat_cmd_arg("conversation," .. arg, function()
+    local tap, text = make()
+    function tap.draw() print(text()) end
+  end)
+  if gui_enabled() then
+    register_menu("wiregen/" .. title, function()
+      local window = TextWindow.new(title)
+      local tap, text = make()
+      function tap.draw() window:set(text()) end
+      window:set_atclose(function() tap:remove() end)
+      retap_packets()
+    end, MENU_STAT_UNSORTED)
   end
-  counts[side] = counts[side] + 1
-  local k = counts[side]
-  if k > #OPENING[side] then k = 0 end
-  step = { side = side, k = k }
-  frame_steps[pinfo.number] = step
-  return step
 end
+
 -- `tshark -z conversation,fields` (and Statistics › wiregen › Conversation bytes per field): the
 -- bytes each field takes, summed over the capture, as `wirecat stats` counts them — the fields
 -- of the datagram's own bytes (not of payloads joined from several), a part of a field (a flag
@@ -237,18 +226,35 @@ local function field_stats()
   return tap, text
 end
 
-register_stat_cmd_arg("conversation,fields", function()
-  local tap, text = field_stats()
-  function tap.draw() print(text()) end
-end)
-if gui_enabled() then
-  register_menu("wiregen/Conversation bytes per field", function()
-    local window = TextWindow.new("Conversation bytes per field")
-    local tap, text = field_stats()
-    function tap.draw() window:set(text()) end
-    window:set_atclose(function() tap:remove() end)
-    retap_packets()
-  end, MENU_STAT_UNSORTED)
+register_text_stat("fields", "Conversation bytes per field", field_stats)
+
+-- Conversations: the k-th datagram from a side is that side's k-th opening datagram; later ones
+-- are the root type. The server is the side on the UDP ports preference. The classification is
+-- made when a frame is first dissected and kept by frame number, so re-dissection, clicks and
+-- two-pass analysis (tshark -2) all agree.
+local OPENING = {
+  client = {{ dissect_Hello, "Hello" }, },
+  server = {{ dissect_Welcome, "Welcome" }, },
+}
+local conversation_counts = {}
+local frame_steps = {}
+
+-- The opening step of this frame ({side, k}), k = 0 after the opening.
+local function classify(pinfo)
+  local step = frame_steps[pinfo.number]
+  if step ~= nil then return step end
+  local key, side = conversation_key(pinfo)
+  local counts = conversation_counts[key]
+  if counts == nil then
+    counts = { client = 0, server = 0 }
+    conversation_counts[key] = counts
+  end
+  counts[side] = counts[side] + 1
+  local k = counts[side]
+  if k > #OPENING[side] then k = 0 end
+  step = { side = side, k = k }
+  frame_steps[pinfo.number] = step
+  return step
 end
 
 -- A new capture (or a reload) starts with no conversation state.

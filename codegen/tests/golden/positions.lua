@@ -132,6 +132,24 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
+-- A statistic printed as text: `tshark -z positions,<arg>` and, in Wireshark, an item of
+-- Statistics › wiregen. `make` gives a tap and the function writing its text.
+local function register_text_stat(arg, title, make)
+  register_stat_cmd_arg("positions," .. arg, function()
+    local tap, text = make()
+    function tap.draw() print(text()) end
+  end)
+  if gui_enabled() then
+    register_menu("wiregen/" .. title, function()
+      local window = TextWindow.new(title)
+      local tap, text = make()
+      function tap.draw() window:set(text()) end
+      window:set_atclose(function() tap:remove() end)
+      retap_packets()
+    end, MENU_STAT_UNSORTED)
+  end
+end
+
 -- `tshark -z positions,fields` (and Statistics › wiregen › Positions bytes per field): the
 -- bytes each field takes, summed over the capture, as `wirecat stats` counts them — the fields
 -- of the datagram's own bytes (not of payloads joined from several), a part of a field (a flag
@@ -185,19 +203,7 @@ local function field_stats()
   return tap, text
 end
 
-register_stat_cmd_arg("positions,fields", function()
-  local tap, text = field_stats()
-  function tap.draw() print(text()) end
-end)
-if gui_enabled() then
-  register_menu("wiregen/Positions bytes per field", function()
-    local window = TextWindow.new("Positions bytes per field")
-    local tap, text = field_stats()
-    function tap.draw() window:set(text()) end
-    window:set_atclose(function() tap:remove() end)
-    retap_packets()
-  end, MENU_STAT_UNSORTED)
-end
+register_text_stat("fields", "Positions bytes per field", field_stats)
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
 -- Returns the Info-column summary.

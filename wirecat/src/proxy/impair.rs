@@ -192,18 +192,21 @@ pub fn rate(text: &str) -> Result<u64, String> {
     Ok((n * scale).round() as u64)
 }
 
+/// The directions a rule names: `both` (or nothing), `to_server`, `to_client`.
+pub fn direction(text: Option<&str>) -> Result<Option<Way>, String> {
+    match text {
+        None | Some("both") => Ok(None),
+        Some("to_server") => Ok(Some(Way::ToServer)),
+        Some("to_client") => Ok(Some(Way::ToClient)),
+        Some(other) => Err(format!(
+            "direction '{other}': one of both, to_server, to_client"
+        )),
+    }
+}
+
 impl RuleFile {
     fn rule(self) -> Result<Rule, String> {
-        let way = match self.direction.as_deref() {
-            None | Some("both") => None,
-            Some("to_server") => Some(Way::ToServer),
-            Some("to_client") => Some(Way::ToClient),
-            Some(other) => {
-                return Err(format!(
-                    "direction '{other}': one of both, to_server, to_client"
-                ))
-            }
-        };
+        let way = direction(self.direction.as_deref())?;
         let p = |s: &Option<Spec>| s.as_ref().map(|s| percent(&s.text())).transpose();
         let d = |s: &Option<Spec>| s.as_ref().map(|s| duration(&s.text())).transpose();
         let from = d(&self.at)?.unwrap_or_default();

@@ -241,16 +241,7 @@ impl ProxyArgs {
         use impair::{duration, percent, rate};
         let p = |s: &Option<String>| s.as_deref().map(percent).transpose();
         let d = |s: &Option<String>| s.as_deref().map(duration).transpose();
-        let way = match self.direction.as_deref() {
-            None | Some("both") => None,
-            Some("to_server") => Some(Way::ToServer),
-            Some("to_client") => Some(Way::ToClient),
-            Some(o) => {
-                return Err(format!(
-                    "--direction {o}: one of both, to_server, to_client"
-                ))
-            }
-        };
+        let way = impair::direction(self.direction.as_deref()).map_err(|e| format!("--{e}"))?;
         let rule = Rule {
             way,
             when: self
