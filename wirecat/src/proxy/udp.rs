@@ -3,7 +3,7 @@
 //! fate is drawn when it arrives; what is not lost waits in one queue ordered by when it leaves.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::io::ErrorKind;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -84,6 +84,9 @@ pub struct Relay<P: SerdeProtocol> {
     tokens: HashMap<Token, SocketAddr>,
     next_token: usize,
     queue: BinaryHeap<Reverse<Pending>>,
+    /// The holds (until when, client, direction), soonest first: found without a walk over
+    /// every client.
+    holds: BTreeSet<(Instant, SocketAddr, usize)>,
     order: u64,
     dice: [Dice; 2],
     /// When the link of each direction is free again (the rate limit).
@@ -125,6 +128,7 @@ impl<P: SerdeProtocol> Relay<P> {
             tokens: HashMap::new(),
             next_token: 1,
             queue: BinaryHeap::new(),
+            holds: BTreeSet::new(),
             order: 0,
             link_free: [now; 2],
             start: now,
@@ -196,10 +200,8 @@ impl<P: SerdeProtocol> Relay<P> {
         if let Some(Reverse(p)) = self.queue.peek() {
             wake = wake.min(p.at);
         }
-        for c in self.clients.values() {
-            for h in c.held.iter().flatten() {
-                wake = wake.min(h.until);
-            }
+        if let Some((until, ..)) = self.holds.first() {
+            wake = wake.min(*until);
         }
         wake
     }
@@ -275,13 +277,12 @@ impl<P: SerdeProtocol> Relay<P> {
         if let Some(mut c) = self.clients.remove(&addr) {
             let _ = self.poll.registry().deregister(&mut c.upstream);
             self.tokens.remove(&c.token);
-            let held = c
-                .held
-                .iter()
-                .flatten()
-                .map(|h| h.copies.len() as u64)
-                .sum::<u64>();
-            self.summary.unsent_evicted += held;
+            for (w, h) in c.held.iter().enumerate() {
+                if let Some(h) = h {
+                    self.holds.remove(&(h.until, addr, w));
+                    self.summary.unsent_evicted += h.copies.len() as u64;
+                }
+            }
         }
         self.summary.evicted += 1;
         let time = self.start.elapsed().as_secs_f64();
@@ -408,14 +409,17 @@ impl<P: SerdeProtocol> Relay<P> {
             })
             .collect();
         if fate.reorder && c.held[w].is_none() {
+            let until = now + self.config.hold;
             c.held[w] = Some(Held {
                 copies: pendings,
-                until: now + self.config.hold,
+                until,
             });
+            self.holds.insert((until, a.client, w));
             return;
         }
         // The datagram held back (if any) goes right after this one.
         if let Some(held) = c.held[w].take() {
+            self.holds.remove(&(held.until, a.client, w));
             pendings.extend(held.copies.into_iter().map(|mut p| {
                 p.at = at;
                 p.reordered_after = Some(a.frame);
@@ -433,18 +437,33 @@ impl<P: SerdeProtocol> Relay<P> {
     /// be reordered with.
     fn release_due(&mut self) {
         let now = Instant::now();
-        for c in self.clients.values_mut() {
-            for held in &mut c.held {
-                if held.as_ref().is_some_and(|h| h.until <= now) {
-                    for mut p in held.take().map(|h| h.copies).unwrap_or_default() {
-                        self.order += 1;
-                        p.order = self.order;
-                        p.at = now;
-                        self.queue.push(Reverse(p));
-                    }
-                    self.summary.holds_alone += 1;
-                }
+        while let Some(&(until, client, w)) = self.holds.first() {
+            if until > now {
+                break;
             }
+            self.holds.pop_first();
+            let held = self.clients.get_mut(&client).and_then(|c| c.held[w].take());
+            let copies = held.map(|h| h.copies).unwrap_or_default();
+            // Nothing came to swap with: the hold was a delay (logged as such; the seed drew a
+            // reorder all the same).
+            if let Some(p) = copies.first() {
+                let a = Arrival {
+                    way: p.way,
+                    client: p.client,
+                    frame: p.frame,
+                    nth: p.nth,
+                    message: p.message.clone(),
+                };
+                let ms = self.config.hold.as_secs_f64() * 1e3;
+                self.fault(&a, None, json!({ "fault": "held", "ms": ms }));
+            }
+            for mut p in copies {
+                self.order += 1;
+                p.order = self.order;
+                p.at = now;
+                self.queue.push(Reverse(p));
+            }
+            self.summary.holds_alone += 1;
         }
         while self.queue.peek().is_some_and(|Reverse(p)| p.at <= now) {
             let Some(Reverse(p)) = self.queue.pop() else {
