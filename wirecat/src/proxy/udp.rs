@@ -98,8 +98,9 @@ pub struct Relay<P: SerdeProtocol> {
     sent_frames: u64,
     log: Option<Log>,
     summary: Summary,
-    /// The first sent frame of the datagram a copy repeats, by received frame.
-    first_sent: HashMap<u64, u64>,
+    /// The last original sent: its received frame and its sent frame. A copy leaves right
+    /// after its original (same time, the next place in the queue), so this is what it repeats.
+    last_original: Option<(u64, u64)>,
 }
 
 impl<P: SerdeProtocol> Relay<P> {
@@ -135,7 +136,7 @@ impl<P: SerdeProtocol> Relay<P> {
             received_frames: 0,
             sent_frames: 0,
             summary: Summary::default(),
-            first_sent: HashMap::new(),
+            last_original: None,
         })
     }
 
@@ -512,19 +513,17 @@ impl<P: SerdeProtocol> Relay<P> {
         };
         if p.copy {
             self.summary.ways[w].duplicated += 1;
-            let of = self.first_sent.remove(&p.frame).unwrap_or(0);
+            let of = self
+                .last_original
+                .filter(|(received, _)| *received == p.frame)
+                .map_or(0, |(_, sent)| sent);
             self.fault(
                 &a,
                 Some(frame),
                 json!({ "fault": "duplicate", "copy_of": of }),
             );
         } else {
-            self.first_sent.insert(p.frame, frame);
-            if self.first_sent.len() > 4096 {
-                // Copies leave right after their original: older entries are never read.
-                self.first_sent.clear();
-                self.first_sent.insert(p.frame, frame);
-            }
+            self.last_original = Some((p.frame, frame));
             if let Some(after) = p.reordered_after {
                 self.summary.ways[w].reordered += 1;
                 self.fault(
