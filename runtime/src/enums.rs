@@ -207,6 +207,12 @@ macro_rules! __enumeration_serde {
                 value.map_err(D::Error::custom)
             }
         }
+
+        impl $crate::SerdeShape for $name {
+            fn shape() -> $crate::Shape {
+                $crate::Shape::Name
+            }
+        }
     };
 }
 

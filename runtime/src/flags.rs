@@ -278,6 +278,12 @@ macro_rules! __flags_serde {
                 })
             }
         }
+
+        impl $crate::SerdeShape for $name {
+            fn shape() -> $crate::Shape {
+                $crate::Shape::Names
+            }
+        }
     };
 }
 

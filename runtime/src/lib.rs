@@ -67,6 +67,9 @@ mod write;
 #[doc(hidden)]
 pub mod serde_support;
 
+#[cfg(feature = "serde")]
+mod serde_shape;
+
 #[cfg(feature = "arbitrary")]
 #[doc(hidden)]
 pub mod arbitrary_support;
@@ -87,6 +90,8 @@ pub use join::{Joined, SequenceJoiner, SequencePart};
 pub use owned::IntoOwned;
 pub use read::{Reader, WireInt};
 pub use reassembly::{split, Fragmented, Piece, PieceEnd, Reassembler, Tagged};
+#[cfg(feature = "serde")]
+pub use serde_shape::{SerdeShape, Shape};
 pub use state::{StateTables, MAX_STATE_KEYS};
 pub use stream_join::{StreamJoined, StreamJoiner};
 pub use trace::{FieldNote, NoTrace, Notes, Trace, Value};
@@ -95,6 +100,9 @@ pub use traits::{ArbitraryProtocol, Opening};
 pub use traits::{Codec, Protocol, Read, Type, TypeVisitor, Write};
 #[cfg(feature = "serde")]
 pub use traits::{SerdeProtocol, SerdeTypeVisitor};
+/// `#[derive(SerdeShape)]` beside serde's derive ([`SerdeShape`]).
+#[cfg(feature = "serde")]
+pub use wiregen_runtime_derive::SerdeShape;
 pub use write::Writer;
 
 /// Stops a build whose generated code has compressed fields (zlib, deflate, gzip) when this

@@ -92,12 +92,16 @@ pub fn flags_from<'de, D: Deserializer<'de>>(
     d.deserialize_any(FlagsVisitor(names))
 }
 
-/// Bytes as a lower-case hex string.
+/// Bytes as a lower-case hex string (as bytes for a serializer that is not human-readable:
+/// wirecat's columns, binary formats).
 pub mod hex {
     use super::*;
 
     #[allow(clippy::ptr_arg)] // serde's `with` passes the field type itself
     pub fn serialize<S: Serializer>(b: &Cow<'_, [u8]>, s: S) -> Result<S::Ok, S::Error> {
+        if !s.is_human_readable() {
+            return s.serialize_bytes(b);
+        }
         // Two digits a byte from a table: no formatting machinery per byte (wirecat `read`
         // writes every bytes field of a capture through here).
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -110,6 +114,10 @@ pub mod hex {
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'static, [u8]>, D::Error> {
+        if !d.is_human_readable() {
+            return <serde_bytes_compat::Bytes as serde::Deserialize>::deserialize(d)
+                .map(|b| Cow::Owned(b.0));
+        }
         let s = <Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
         let clean: Vec<u8> = s.bytes().filter(|c| c.is_ascii_hexdigit()).collect();
         if clean.len() & 1 == 1
@@ -124,5 +132,41 @@ pub mod hex {
                 .map(|p| digit(p[0]) << 4 | digit(p[1]))
                 .collect(),
         ))
+    }
+}
+
+/// Bytes from a serializer's bytes or a sequence of numbers (what `hex` reads when not
+/// human-readable).
+mod serde_bytes_compat {
+    use super::*;
+
+    pub struct Bytes(pub Vec<u8>);
+
+    struct BytesVisitor;
+
+    impl<'de> Visitor<'de> for BytesVisitor {
+        type Value = Bytes;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("bytes")
+        }
+        fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Bytes, E> {
+            Ok(Bytes(v.to_vec()))
+        }
+        fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Bytes, E> {
+            Ok(Bytes(v))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Bytes, A::Error> {
+            let mut out = Vec::new();
+            while let Some(b) = seq.next_element::<u8>()? {
+                out.push(b);
+            }
+            Ok(Bytes(out))
+        }
+    }
+
+    impl<'de> serde::Deserialize<'de> for Bytes {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
+            d.deserialize_byte_buf(BytesVisitor)
+        }
     }
 }

@@ -496,6 +496,13 @@ pub trait SerdeProtocol: Protocol {
         joined: &Self::Joined,
         serializer: S,
     ) -> Result<S::Ok, S::Error>;
+
+    /// The shape [`serialize_datagram`](Self::serialize_datagram) writes, for typed columns.
+    fn datagram_shape() -> crate::Shape;
+
+    /// The shape [`serialize_joined`](Self::serialize_joined) writes ([`Shape::Never`](crate::Shape::Never) when
+    /// nothing is joined).
+    fn joined_shape() -> crate::Shape;
 }
 
 /// A protocol whose types have random values (its crate's `arbitrary` feature): what

@@ -446,9 +446,6 @@ fn export<P: SerdeProtocol>(a: &ExportArgs) -> Result<Outcome, CliError> {
     let partitioned = a.captures.len() > 1;
     let mut all_ok = true;
     for capture in &a.captures {
-        if capture.as_os_str() == "-" {
-            return Err(CliError::ExportFromStdin);
-        }
         let out = if partitioned {
             let name = capture.file_name().unwrap_or_default().to_string_lossy();
             let dir = a.output.join(format!("capture={name}"));
@@ -460,24 +457,9 @@ fn export<P: SerdeProtocol>(a: &ExportArgs) -> Result<Outcome, CliError> {
         } else {
             a.output.clone()
         };
-        // Each pass has its own progress bar.
-        let progress = std::cell::RefCell::new(None::<crate::input::Progress>);
-        let (t, rows) = crate::export::export::<P, _>(
-            || {
-                let (packets, bar) = open(capture)?;
-                *progress.borrow_mut() = Some(bar);
-                Ok(packets)
-            },
-            &ports,
-            &out,
-            || {
-                if let Some(bar) = progress.borrow_mut().as_mut() {
-                    bar.tick()
-                }
-            },
-        )
-        .map_err(CliError::Capture)?;
-        drop(progress);
+        let (packets, mut bar) = open(capture).map_err(CliError::Capture)?;
+        let (t, rows) = crate::export::export::<P, _>(packets, &ports, &out, || bar.tick())
+            .map_err(CliError::Capture)?;
         println!(
             "{}: {rows} messages of {} frames written to {}{}",
             capture.display(),

@@ -1,142 +1,394 @@
 //! `export`: a capture's messages as a Parquet file, one row per message, for SQL engines
 //! (DuckDB, Polars, Spark, Trino). Fixed columns say where each message was (frame, time,
 //! endpoints, direction, transport, size, message type, the joined payload's type); `value` is
-//! the decoded message and `joined` the payload it completed, as typed nested columns
-//! (see the `shape` module). The capture is
-//! read twice, streaming both times: once to learn the columns' types, once to write the rows
-//! in batches, so memory stays that of one batch whatever the size of the capture.
+//! the decoded message and `joined` the payload it completed (`also_joined` any more), as typed
+//! nested columns laid out from the schema's types before the first message (the `columns`
+//! module). One pass, a batch of rows at a time: memory is that of a batch and a row group
+//! whatever the size of the capture, and the capture may come on standard input.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::Read;
+use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_json::ReaderBuilder;
-use arrow_schema::{DataType, Field, Schema, TimeUnit};
-use parquet::arrow::ArrowWriter;
-use parquet::basic::Compression;
-use parquet::file::properties::WriterProperties;
-use serde_json::{json, Value};
-use wiregen_runtime::SerdeProtocol;
+use arrow_array::builder::{
+    ListBuilder, StringBuilder, TimestampMicrosecondBuilder, UInt32Builder, UInt64Builder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::thread::JoinHandle;
+
+use parquet::arrow::{ArrowSchemaConverter, ArrowWriter};
+use parquet::basic::{Compression, Type as PhysicalType};
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use wiregen_runtime::{SerdeProtocol, Shape};
 
 use crate::capture::Packets;
-use crate::message_type::message_type;
+use crate::columns::{self, names_type, Column, Names, Trail};
+use crate::json::{read_message, AsJson, Joined, Read as Reading};
 use crate::reading::{self, Tally};
-use crate::session::{Conversations, Event, Ports};
-use crate::shape::Shape;
+use crate::session::{Conversations, Event, Message, Ports};
 
-/// Rows per Arrow record batch (and Parquet row group page).
-const BATCH: usize = 2048;
+/// Rows per Arrow record batch, and per Parquet row group (the writer holds one in memory).
+const BATCH: usize = 8192;
+const ROW_GROUP: usize = 16 * BATCH;
 
-/// One message as JSON (its fixed columns, `value`, `joined`, `error`), or `None` for a note.
-fn row<P: SerdeProtocol>(
-    conversations: &mut Conversations<P>,
-    event: Event,
-) -> Result<Option<Value>, String> {
-    let Event::Message(m) = event else {
-        return Ok(None);
-    };
-    let (src, dst) = m.key.endpoints(m.from_client);
-    let mut row = json!({
-        "frame": m.frame,
-        "time": m.time.as_micros() as i64,
-        "src": src.to_string(),
-        "dst": dst.to_string(),
-        "from": if m.from_client { "client" } else { "server" },
-        "transport": if m.key.tcp { "tcp" } else { "udp" },
-        "bytes": m.bytes.len(),
-    });
-    crate::json::decode_into(conversations, &m, &mut row)?;
-    if !row["value"].is_null() {
-        row["message"] = message_type(&row["value"]).into();
-    }
-    if !row["joined"].is_null() {
-        row["joined_message"] = message_type(&row["joined"]).into();
-    }
-    Ok(Some(row))
+/// A payload completed after the first one of the same datagram (ENet's commands: several
+/// fragments of several payloads in one datagram).
+#[derive(serde::Serialize)]
+#[serde(bound = "")]
+struct AlsoJoined<'v, P: SerdeProtocol> {
+    joined: Joined<'v, P>,
+    joined_from: &'v [u64],
 }
 
-/// The Arrow schema of the rows: the fixed columns, then `value` and `joined` as learnt.
-fn schema(value: &Shape, joined: &Shape) -> Schema {
-    Schema::new(vec![
-        Field::new("frame", DataType::UInt64, false),
-        Field::new(
-            "time",
-            DataType::Timestamp(TimeUnit::Microsecond, Some("+00:00".into())),
-            false,
-        ),
-        Field::new("src", DataType::Utf8, false),
-        Field::new("dst", DataType::Utf8, false),
-        Field::new("from", DataType::Utf8, false),
-        Field::new("transport", DataType::Utf8, false),
-        Field::new("bytes", DataType::UInt32, false),
-        Field::new("message", DataType::Utf8, true),
-        Field::new("joined_message", DataType::Utf8, true),
-        Field::new(
-            "joined_from",
-            DataType::List(Arc::new(Field::new("item", DataType::UInt64, true))),
-            true,
-        ),
-        Field::new("value", value.data_type(), true),
-        Field::new("joined", joined.data_type(), true),
-        Field::new("error", DataType::Utf8, true),
-    ])
+/// The shape of `also_joined`: a list of payloads and their frames.
+fn also_joined_shape(joined: Shape) -> Shape {
+    let frames = Shape::List(Box::new(Shape::Int {
+        bits: 64,
+        signed: false,
+    }));
+    Shape::List(Box::new(Shape::Struct(vec![
+        ("joined", joined),
+        ("joined_from", frames),
+    ])))
 }
 
-/// Exports the messages of protocol `P` in the capture `open()` reads (opened once per pass)
-/// to the Parquet file `out`; returns the tally of the writing pass and the rows written.
+/// A column of a protocol's values (its datagrams, or the payloads it joins) typed from its
+/// schema before any value is seen: what `export` writes as `value` and `joined`.
+pub struct ValueColumn {
+    column: Column,
+    /// The message type read off the last value.
+    trail: Trail,
+}
+
+impl ValueColumn {
+    /// A column of values of `shape` (a protocol's [`SerdeProtocol::datagram_shape`] or
+    /// [`SerdeProtocol::joined_shape`]).
+    pub fn new(shape: &Shape) -> ValueColumn {
+        ValueColumn {
+            column: Column::new(shape),
+            trail: Trail::default(),
+        }
+    }
+
+    /// The Arrow type of the column.
+    pub fn data_type(&self) -> DataType {
+        self.column.data_type()
+    }
+
+    /// Adds `value` as the next row; returns its message type (the variant names down the
+    /// value, as `stats` names it). An error says what serde wrote that the shape did not
+    /// expect (a shape that differs from the type: a bug), and leaves the column unusable.
+    pub fn push<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<&str, String> {
+        columns::fill(value, &mut self.column, &mut self.trail)?;
+        Ok(&self.trail.names)
+    }
+
+    /// Adds a null row.
+    pub fn push_null(&mut self) {
+        self.column.append_null();
+    }
+
+    /// Rows so far.
+    pub fn len(&self) -> usize {
+        self.column.len()
+    }
+
+    /// Whether there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The rows so far as an Arrow array; the column starts empty again.
+    pub fn finish(&mut self) -> Result<ArrayRef, String> {
+        self.column.finish()
+    }
+}
+
+/// The rows of a batch being filled, column by column.
+struct Rows {
+    frame: UInt64Builder,
+    time: TimestampMicrosecondBuilder,
+    src: Addresses,
+    dst: Addresses,
+    from: Names,
+    transport: Names,
+    bytes: UInt32Builder,
+    message: Names,
+    joined_message: Names,
+    joined_from: ListBuilder<UInt64Builder>,
+    value: ValueColumn,
+    joined: ValueColumn,
+    also_joined: ValueColumn,
+    error: StringBuilder,
+    /// The key of each address in `src` and `dst` (by column) this batch.
+    addresses: HashMap<(SocketAddr, u8), i32>,
+    len: usize,
+}
+
+/// An address column.
+struct Addresses {
+    names: Names,
+    /// Which column it is, in the index of addresses.
+    id: u8,
+}
+
+impl Rows {
+    fn new<P: SerdeProtocol>() -> Rows {
+        Rows {
+            frame: UInt64Builder::new(),
+            time: TimestampMicrosecondBuilder::new().with_timezone("+00:00"),
+            src: Addresses {
+                names: Names::new(),
+                id: 0,
+            },
+            dst: Addresses {
+                names: Names::new(),
+                id: 1,
+            },
+            from: Names::new(),
+            transport: Names::new(),
+            bytes: UInt32Builder::new(),
+            message: Names::new(),
+            joined_message: Names::new(),
+            joined_from: ListBuilder::new(UInt64Builder::new()),
+            value: ValueColumn::new(&P::datagram_shape()),
+            joined: ValueColumn::new(&P::joined_shape()),
+            also_joined: ValueColumn::new(&also_joined_shape(P::joined_shape())),
+            error: StringBuilder::new(),
+            addresses: HashMap::new(),
+            len: 0,
+        }
+    }
+
+    /// The Arrow schema of the rows.
+    fn schema(&self) -> Schema {
+        let frames = DataType::List(Arc::new(Field::new("item", DataType::UInt64, true)));
+        Schema::new(vec![
+            Field::new("frame", DataType::UInt64, false),
+            Field::new(
+                "time",
+                DataType::Timestamp(TimeUnit::Microsecond, Some("+00:00".into())),
+                false,
+            ),
+            Field::new("src", names_type(), false),
+            Field::new("dst", names_type(), false),
+            Field::new("from", names_type(), false),
+            Field::new("transport", names_type(), false),
+            Field::new("bytes", DataType::UInt32, false),
+            Field::new("message", names_type(), true),
+            Field::new("joined_message", names_type(), true),
+            Field::new("joined_from", frames, true),
+            Field::new("value", self.value.data_type(), true),
+            Field::new("joined", self.joined.data_type(), true),
+            Field::new("also_joined", self.also_joined.data_type(), true),
+            Field::new("error", DataType::Utf8, true),
+        ])
+    }
+
+    /// Adds the row of message `m`, read in its conversation.
+    fn add<P: SerdeProtocol>(
+        &mut self,
+        conversations: &mut Conversations<P>,
+        m: &Message,
+    ) -> Result<(), String> {
+        let (src, dst) = m.key.endpoints(m.from_client);
+        self.frame.append_value(m.frame);
+        self.time.append_value(m.time.as_micros() as i64);
+        // Each address written as text once per batch.
+        for (column, address) in [(&mut self.src, src), (&mut self.dst, dst)] {
+            let known = self.addresses.get(&(address, column.id)).copied();
+            let key = column.names.append_keyed(known, || address.to_string());
+            self.addresses.insert((address, column.id), key);
+        }
+        self.from
+            .append_value(if m.from_client { "client" } else { "server" });
+        self.transport
+            .append_value(if m.key.tcp { "tcp" } else { "udp" });
+        self.bytes.append_value(m.bytes.len() as u32);
+        let misfit = |e: String| format!("frame {}: {e}", m.frame);
+        let (joined, error) = match read_message(conversations, m) {
+            Reading::NotDecoded(e) => {
+                self.value.push_null();
+                self.message.append_null();
+                (None, Some(e))
+            }
+            Reading::Decoded { value, joined } => {
+                let message = self.value.push(&AsJson::<P>(&value)).map_err(misfit)?;
+                self.message.append_value(message);
+                match joined {
+                    Ok(completed) => (Some(completed), None),
+                    Err(e) => (None, Some(e)),
+                }
+            }
+        };
+        self.add_joined::<P>(joined.as_deref().unwrap_or_default())
+            .map_err(misfit)?;
+        match error {
+            Some(e) => self.error.append_value(e),
+            None => self.error.append_null(),
+        }
+        self.len += 1;
+        Ok(())
+    }
+
+    /// The payloads a message completed: the first in `joined`, any more in `also_joined`.
+    fn add_joined<P: SerdeProtocol>(
+        &mut self,
+        completed: &[wiregen_runtime::Tagged<P::Joined>],
+    ) -> Result<(), String> {
+        let Some(((first, frames), more)) = completed.split_first() else {
+            self.joined.push_null();
+            self.joined_message.append_null();
+            self.joined_from.append_null();
+            self.also_joined.push_null();
+            return Ok(());
+        };
+        let message = self.joined.push(&Joined::<P>(first))?;
+        self.joined_message.append_value(message);
+        self.joined_from.values().append_slice(frames);
+        self.joined_from.append(true);
+        if more.is_empty() {
+            self.also_joined.push_null();
+            return Ok(());
+        }
+        let more: Vec<AlsoJoined<P>> = more
+            .iter()
+            .map(|(joined, frames)| AlsoJoined {
+                joined: Joined(joined),
+                joined_from: frames,
+            })
+            .collect();
+        self.also_joined.push(&more).map(|_| ())
+    }
+
+    /// The rows so far as a record batch; the builders start empty again.
+    fn finish(&mut self, schema: &SchemaRef) -> Result<RecordBatch, String> {
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(self.frame.finish()),
+            Arc::new(self.time.finish()),
+            self.src.names.finish()?,
+            self.dst.names.finish()?,
+            self.from.finish()?,
+            self.transport.finish()?,
+            Arc::new(self.bytes.finish()),
+            self.message.finish()?,
+            self.joined_message.finish()?,
+            Arc::new(self.joined_from.finish()),
+            self.value.finish()?,
+            self.joined.finish()?,
+            self.also_joined.finish()?,
+            Arc::new(self.error.finish()),
+        ];
+        self.len = 0;
+        self.addresses.clear();
+        RecordBatch::try_new(Arc::clone(schema), columns).map_err(|e| e.to_string())
+    }
+}
+
+/// How the file is written: Snappy; dictionaries for text (names, addresses, message types
+/// repeat) but not for numbers (a dictionary per number column costs more to build than it
+/// saves); min/max statistics per column chunk (what engines prune row groups by), not per
+/// page; each batch encoded whole.
+fn properties(schema: &Schema) -> Result<WriterProperties, String> {
+    let parquet = ArrowSchemaConverter::new()
+        .convert(schema)
+        .map_err(|e| e.to_string())?;
+    let mut builder = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_dictionary_enabled(false)
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_write_batch_size(BATCH)
+        .set_max_row_group_size(ROW_GROUP);
+    for leaf in parquet.columns() {
+        if leaf.physical_type() == PhysicalType::BYTE_ARRAY {
+            builder = builder.set_column_dictionary_enabled(leaf.path().clone(), true);
+        }
+    }
+    Ok(builder.build())
+}
+
+/// The Parquet writer on a thread of its own: a batch is encoded while the next is read and
+/// built (two cores: about half the time of doing both in turn). At most two batches wait.
+struct Background {
+    batches: SyncSender<RecordBatch>,
+    thread: JoinHandle<Result<(), String>>,
+}
+
+impl Background {
+    fn start(mut writer: ArrowWriter<File>) -> Background {
+        let (batches, receiver) = sync_channel::<RecordBatch>(2);
+        let thread = std::thread::spawn(move || {
+            for batch in receiver {
+                writer.write(&batch).map_err(|e| e.to_string())?;
+            }
+            writer.close().map(|_| ()).map_err(|e| e.to_string())
+        });
+        Background { batches, thread }
+    }
+
+    /// Hands `batch` to the writer; an error is the writer's (it stopped).
+    fn write(self, batch: RecordBatch) -> Result<Background, String> {
+        match self.batches.send(batch) {
+            Ok(()) => Ok(self),
+            Err(_) => Err(self
+                .finish()
+                .err()
+                .unwrap_or_else(|| "the Parquet writer stopped".into())),
+        }
+    }
+
+    /// Waits for every batch to be written and the file closed.
+    fn finish(self) -> Result<(), String> {
+        drop(self.batches);
+        self.thread
+            .join()
+            .map_err(|_| "the Parquet writer panicked".to_string())?
+    }
+}
+
+/// Exports the messages of protocol `P` in `packets` to the Parquet file `out`; returns the
+/// tally of the run and the rows written.
 pub fn export<P: SerdeProtocol, R: Read>(
-    open: impl Fn() -> Result<Packets<R>, String>,
+    packets: Packets<R>,
     ports: &Ports,
     out: &Path,
-    mut tick: impl FnMut(),
+    tick: impl FnMut(),
 ) -> Result<(Tally, u64), String> {
-    // Pass 1: the columns' types.
-    let (mut value, mut joined) = (Shape::Null, Shape::Null);
-    reading::each_event::<P, R>(open()?, ports, &mut tick, |c, event| {
-        if let Some(row) = row::<P>(c, event)? {
-            value.learn(&row["value"]);
-            joined.learn(&row["joined"]);
-        }
-        Ok(())
-    })?;
-    let schema = Arc::new(schema(&value, &joined));
-    // Pass 2: the rows, a batch at a time.
+    let mut rows = Rows::new::<P>();
+    let schema = Arc::new(rows.schema());
     let file = File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    // Row groups of a few batches: the writer holds one in memory.
-    let properties = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_max_row_group_size(32 * BATCH)
-        .build();
-    let mut writer = ArrowWriter::try_new(file, Arc::clone(&schema), Some(properties))
+    let writer = ArrowWriter::try_new(file, Arc::clone(&schema), Some(properties(&schema)?))
         .map_err(|e| e.to_string())?;
-    let mut decoder = ReaderBuilder::new(Arc::clone(&schema))
-        .with_batch_size(BATCH)
-        .build_decoder()
-        .map_err(|e| e.to_string())?;
-    let mut rows = Vec::with_capacity(BATCH);
+    let mut background = Some(Background::start(writer));
     let mut written = 0u64;
-    let mut flush = |rows: &mut Vec<Value>| -> Result<(), String> {
-        decoder.serialize(rows).map_err(|e| e.to_string())?;
-        if let Some(batch) = decoder.flush().map_err(|e| e.to_string())? {
-            writer.write(&batch).map_err(|e| e.to_string())?;
-        }
-        written += rows.len() as u64;
-        rows.clear();
-        Ok(())
-    };
-    let tally = reading::each_event::<P, R>(open()?, ports, &mut tick, |c, event| {
-        if let Some(mut row) = row::<P>(c, event)? {
-            row["value"] = value.fit(row["value"].take());
-            row["joined"] = joined.fit(row["joined"].take());
-            rows.push(row);
-            if rows.len() == BATCH {
-                flush(&mut rows)?;
+    let read = reading::each_event::<P, R>(packets, ports, tick, |c, event| {
+        if let Event::Message(m) = event {
+            rows.add(c, &m)?;
+            if rows.len == BATCH {
+                written += BATCH as u64;
+                let batch = rows.finish(&schema)?;
+                let writer = background.take().ok_or("the Parquet writer stopped")?;
+                background = Some(writer.write(batch)?);
             }
         }
         Ok(())
-    })?;
-    flush(&mut rows)?;
-    writer.close().map_err(|e| e.to_string())?;
+    });
+    let background = background.ok_or("the Parquet writer stopped")?;
+    let tally = match read {
+        Ok(tally) => tally,
+        Err(e) => {
+            // The reading's error says more than the writer's, which only lost its input.
+            let _ = background.finish();
+            return Err(e);
+        }
+    };
+    written += rows.len as u64;
+    let batch = rows.finish(&schema)?;
+    background.write(batch)?.finish()?;
     Ok((tally, written))
 }

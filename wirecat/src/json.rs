@@ -36,7 +36,7 @@ pub(crate) enum HowFar {
 
 /// What reading one message in its conversation gave: its decoding error, or its value and the
 /// payloads it completes (joined and decoded) or why they do not decode. `read` writes it as it
-/// is, `export` through a JSON value.
+/// is, `export` into typed columns.
 pub(crate) enum Read<'a, P: SerdeProtocol> {
     NotDecoded(String),
     Decoded {
@@ -69,47 +69,4 @@ pub(crate) fn read_message<'a, P: SerdeProtocol>(
             Read::Decoded { value, joined }
         }
     }
-}
-
-/// Decodes `m` in its conversation and joins the piece it carries ([`read_message`]), setting
-/// `line`'s `value`, `joined` and `joined_from` (and `also_joined`), or `error` where it stops
-/// (`export`'s rows).
-#[cfg(feature = "export")]
-pub(crate) fn decode_into<P: SerdeProtocol>(
-    conversations: &mut Conversations<P>,
-    m: &Message,
-    line: &mut serde_json::Value,
-) -> Result<HowFar, String> {
-    let read = read_message(conversations, m);
-    match &read {
-        Read::NotDecoded(e) => line["error"] = e.as_str().into(),
-        Read::Decoded { value, joined } => {
-            line["value"] = serde_json::to_value(AsJson::<P>(value)).map_err(|e| e.to_string())?;
-            match joined {
-                Ok(completed) => {
-                    // The first payload the datagram completes; any more (ENet's commands:
-                    // several fragments of several payloads in one datagram) in
-                    // `also_joined`, in order.
-                    let mut more = Vec::new();
-                    for (k, (joined, frames)) in completed.iter().enumerate() {
-                        let value =
-                            serde_json::to_value(Joined::<P>(joined)).map_err(|e| e.to_string())?;
-                        if k == 0 {
-                            line["joined"] = value;
-                            line["joined_from"] = frames.clone().into();
-                        } else {
-                            more.push(
-                                serde_json::json!({ "joined": value, "joined_from": frames }),
-                            );
-                        }
-                    }
-                    if !more.is_empty() {
-                        line["also_joined"] = more.into();
-                    }
-                }
-                Err(e) => line["error"] = e.as_str().into(),
-            }
-        }
-    }
-    Ok(read.how_far())
 }

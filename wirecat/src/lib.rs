@@ -19,6 +19,8 @@ pub mod budget;
 pub mod capture;
 mod cli;
 #[cfg(feature = "export")]
+mod columns;
+#[cfg(feature = "export")]
 pub mod export;
 mod input;
 mod json;
@@ -29,8 +31,6 @@ pub mod proxy;
 pub mod reading;
 pub mod replay;
 pub mod session;
-#[cfg(feature = "export")]
-mod shape;
 pub mod stand_in;
 pub mod stats;
 mod stats_cli;

@@ -1,6 +1,5 @@
-//! `read`'s JSON lines, serialized straight from the decoded values into the output: the text
-//! [`crate::json::endpoints`] and [`crate::json::decode_into`] give through a `serde_json::Value`
-//! tree (the same keys in the same order), without building the tree for every message.
+//! `read`'s JSON lines, serialized straight from the decoded values into the output, without
+//! building a `serde_json::Value` tree for every message.
 
 use std::fmt::Display;
 use std::io::Write;

@@ -47,9 +47,6 @@ pub(crate) enum CliError {
     Capture(String),
     /// Writing the output failed (standard output closed, a full disk).
     Output(std::io::Error),
-    /// `export` reads a capture twice, which standard input cannot give.
-    #[cfg(feature = "export")]
-    ExportFromStdin,
     /// This wirecat was built without the `export` feature.
     #[cfg(not(feature = "export"))]
     NoExport,
@@ -65,10 +62,6 @@ impl fmt::Display for CliError {
             CliError::NotHexText { path } => write!(f, "{}: not hex text", path.display()),
             CliError::Input(e) | CliError::Ports(e) | CliError::Capture(e) => f.write_str(e),
             CliError::Output(e) => write!(f, "writing the output: {e}"),
-            #[cfg(feature = "export")]
-            CliError::ExportFromStdin => {
-                f.write_str("export reads a capture twice: give a file, not standard input")
-            }
             #[cfg(not(feature = "export"))]
             CliError::NoExport => f.write_str(
                 "this wirecat was built without Parquet export: depend on wirecat with \

@@ -85,11 +85,11 @@ fn duckdb_reads_bytes_per_message_type_and_typed_fields() {
         totals.contains(&"LongReliableMessage|6|7024".to_string()),
         "{totals:?}"
     );
-    // Typed nested columns: the joined long messages (3000 and 4000 bytes, as hex text), and a
+    // Typed nested columns: the joined long messages (3000 and 4000 bytes, as binary), and a
     // Link Update's values read with the types its Link State announced (WIRE-NOTES §3).
     let joined = duckdb(&format!(
         "SELECT frame, joined_message, joined.LongReliableMessage.parts, \
-         length(joined.LongReliableMessage.chunk) // 2, len(joined_from), joined_from[-1] \
+         octet_length(joined.LongReliableMessage.chunk), len(joined_from), joined_from[-1] \
          FROM '{file}' WHERE joined IS NOT NULL ORDER BY frame"
     ));
     assert_eq!(
@@ -127,9 +127,55 @@ fn several_captures_are_written_as_hive_partitions() {
     assert_eq!(rows, ["riptide20-udp.pcap|83", "riptide21-udp.pcap|93"]);
 }
 
+/// The columns' types come from the schema: integers keep their width, an enumeration's value
+/// is a dictionary string, bytes are binary, a unit variant is `true`.
 #[test]
-fn standard_input_is_refused_for_export() {
-    let (ok, _, err) = wirecat(&["export", "dnp", "-", "-o", "x.parquet"]);
-    assert!(!ok);
-    assert!(err.contains("reads a capture twice"), "{err}");
+fn columns_are_typed_from_the_schema() {
+    let out = temp("dnp-typed.parquet");
+    let (ok, stdout, err) = wirecat(&[
+        "export",
+        "dnp",
+        &capture("dnp.pcap"),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}{err}");
+    let file = out.display();
+    let ack = duckdb(&format!(
+        "SELECT value.body.ConnectionAck.result, typeof(value.body.ConnectionAck.result), \
+         typeof(value.body.LinkState.number), typeof(value.body.LinkState.message), \
+         typeof(frame), typeof(bytes) FROM '{file}' WHERE frame = 2"
+    ));
+    assert_eq!(ack, ["Accepted|VARCHAR|USMALLINT|BLOB|UBIGINT|UINTEGER"]);
+    let state = duckdb(&format!(
+        "SELECT value.body.LinkState.message, value.body.LinkState.flags \
+         FROM '{file}' WHERE frame = 3"
+    ));
+    assert_eq!(state, ["b'world'|['READ_ONLY']"]);
+}
+
+/// One pass: a capture on standard input gives the file the same capture gives.
+#[test]
+fn standard_input_is_exported_as_the_file_is() {
+    let from_file = temp("dnp-file.parquet");
+    let from_stdin = temp("dnp-stdin.parquet");
+    let (ok, stdout, err) = wirecat(&[
+        "export",
+        "dnp",
+        &capture("dnp.pcap"),
+        "-o",
+        from_file.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}{err}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wirecat"))
+        .args(["export", "dnp", "-", "-o", from_stdin.to_str().unwrap()])
+        .stdin(std::fs::File::open(capture("dnp.pcap")).unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("35 messages of 35 frames"));
+    assert_eq!(
+        std::fs::read(&from_file).unwrap(),
+        std::fs::read(&from_stdin).unwrap()
+    );
 }

@@ -56,13 +56,14 @@ required-features = ["repository"]
 default = ["repository", "export"]
 repository = [
 {features}]
-# `wirecat export`: Arrow record batches built from the messages' JSON, written as Parquet
+# `wirecat export`: Arrow columns laid out from the schema's types and filled from the decoded
+# messages, written as Parquet
 # (arrow and parquet take most of a first build: minutes on two cores).
-export = ["dep:arrow-array", "dep:arrow-json", "dep:arrow-schema", "dep:parquet"]
+export = ["dep:arrow-array", "dep:arrow-buffer", "dep:arrow-schema", "dep:parquet"]
 
 [dependencies]
 arrow-array = {{ version = "57", optional = true }}
-arrow-json = {{ version = "57", optional = true }}
+arrow-buffer = {{ version = "57", optional = true }}
 arrow-schema = {{ version = "57", optional = true }}
 clap = {{ version = "4", features = ["derive"] }}
 ctrlc = "3"

@@ -25,7 +25,10 @@ wiregen_runtime::types! {
 
 /// A player's new position.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct PlayerMove {
     pub x: f32,
@@ -72,7 +75,10 @@ impl<'a> Codec<'a> for PlayerMove {
 ///
 /// Filled in by the encoder: `length` (the byte length of `text`).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Chat<'a> {
     /// UTF-8.
@@ -123,7 +129,10 @@ impl<'a> Codec<'a> for Chat<'a> {
 ///
 /// Filled in by the encoder: `count` (the element count of `entities`).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Spawn {
     pub entities: Vec<Entity>,
@@ -163,7 +172,10 @@ impl<'a> Codec<'a> for Spawn {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Entity {
     /// VarULong.
@@ -220,7 +232,10 @@ impl<'a> Codec<'a> for Entity {
 
 /// A message of this application, by the message id the transport carries.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Message<'a> {
     PlayerMove(PlayerMove),
@@ -528,7 +543,7 @@ impl IntoOwned for Message<'_> {
 /// A `riptide_2_1` datagram as this application reads it: the transport's message, and the
 /// game message it carries (`None`: one of the transport's own).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, wiregen_runtime::SerdeShape))]
 pub struct Received<'a> {
     pub transport: riptide_2_1::Message<'a>,
     pub message: Option<Message<'static>>,
@@ -637,6 +652,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
     }
+    fn datagram_shape() -> wiregen_runtime::Shape {
+        <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+    }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
         serializer: S,
@@ -645,6 +663,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
             joined,
             serializer,
         )
+    }
+    fn joined_shape() -> wiregen_runtime::Shape {
+        <riptide_2_1::Protocol as wiregen_runtime::SerdeProtocol>::joined_shape()
     }
 }
 

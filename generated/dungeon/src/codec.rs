@@ -15,7 +15,10 @@ wiregen_runtime::types! {
 
 /// A character moves.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Move {
     pub character: u16,
@@ -62,7 +65,10 @@ impl<'a> Codec<'a> for Move {
 
 /// A chat line.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Say<'a> {
     /// u16 byte count, then UTF-8.
@@ -107,7 +113,10 @@ impl<'a> Codec<'a> for Say<'a> {
 
 /// A character's items.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Inventory {
     pub character: u16,
@@ -148,7 +157,10 @@ impl<'a> Codec<'a> for Inventory {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Item {
     pub item_id: u32,
@@ -174,7 +186,10 @@ impl<'a> Codec<'a> for Item {
 
 /// A message of this application, by the message id the transport carries.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Message<'a> {
     Move(Move),
@@ -466,7 +481,7 @@ impl IntoOwned for Message<'_> {
 /// A `dnp` datagram as this application reads it: the transport's message, and the game
 /// message it carries (`None`: one of the transport's own).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, wiregen_runtime::SerdeShape))]
 pub struct Received<'a> {
     pub transport: dnp::Command<'a>,
     pub message: Option<Message<'static>>,
@@ -575,6 +590,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
     }
+    fn datagram_shape() -> wiregen_runtime::Shape {
+        <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+    }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
         serializer: S,
@@ -583,6 +601,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
             joined,
             serializer,
         )
+    }
+    fn joined_shape() -> wiregen_runtime::Shape {
+        <dnp::Protocol as wiregen_runtime::SerdeProtocol>::joined_shape()
     }
 }
 

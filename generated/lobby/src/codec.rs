@@ -15,7 +15,10 @@ wiregen_runtime::types! {
 
 /// Filled in by the encoder: `length` (the byte length of `text`).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Greeting<'a> {
     pub text: Cow<'a, str>,
@@ -64,7 +67,10 @@ impl<'a> Codec<'a> for Greeting<'a> {
 /// Filled in by the encoder: `count` (the element count of `rooms`), `ready_count` (the
 /// element count of `ready`).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct RoomList {
     pub rooms: Vec<Room>,
@@ -130,7 +136,10 @@ impl<'a> Codec<'a> for RoomList {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Room {
     pub room_id: u32,
@@ -165,7 +174,10 @@ impl<'a> Codec<'a> for Room {
 
 /// A message of this application, by the message id the transport carries.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Message<'a> {
     Greeting(Greeting<'a>),
@@ -470,7 +482,7 @@ impl IntoOwned for Message<'_> {
 /// A `riptide_2_0` datagram as this application reads it: the transport's message, and the
 /// game message it carries (`None`: one of the transport's own).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, wiregen_runtime::SerdeShape))]
 pub struct Received<'a> {
     pub transport: riptide_2_0::Message<'a>,
     pub message: Option<Message<'static>>,
@@ -577,6 +589,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
     }
+    fn datagram_shape() -> wiregen_runtime::Shape {
+        <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+    }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
         serializer: S,
@@ -585,6 +600,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
             joined,
             serializer,
         )
+    }
+    fn joined_shape() -> wiregen_runtime::Shape {
+        <riptide_2_0::Protocol as wiregen_runtime::SerdeProtocol>::joined_shape()
     }
 }
 

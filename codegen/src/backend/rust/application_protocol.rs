@@ -46,6 +46,10 @@ impl<'p> ApplicationMarker<'p> {
                 fn serialize_joined<S: serde::Serializer>(joined: &Self::Joined, serializer: S) -> Result<S::Ok, S::Error> {
                     <#t::Protocol as wiregen_runtime::SerdeProtocol>::serialize_joined(joined, serializer)
                 }
+
+                fn joined_shape() -> wiregen_runtime::Shape {
+                    <#t::Protocol as wiregen_runtime::SerdeProtocol>::joined_shape()
+                }
             },
             arbitrary_message,
             quote! {
@@ -57,10 +61,7 @@ impl<'p> ApplicationMarker<'p> {
         let received_doc = doc_prose(&format!(
             "A `{transport_name}` datagram as this application reads it: the transport's message, and the game message it carries (`None`: one of the transport's own)."
         ));
-        let serialize = self
-            .c
-            .features()
-            .attr("serde", quote! { derive(serde::Serialize) });
+        let serialize = self.c.features().serialize_derive();
         quote! {
             #received_doc
             #[derive(Debug, Clone, PartialEq)]

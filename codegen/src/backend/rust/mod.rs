@@ -177,14 +177,24 @@ impl Features {
         }
     }
 
-    /// The derives of a data type: `Debug, Clone, PartialEq`, serde's, arbitrary's.
+    /// The derives of a data type: `Debug, Clone, PartialEq`, serde's (with the shape of what
+    /// serde writes, for typed columns), arbitrary's.
     pub(crate) fn data_derives(self) -> TokenStream {
         let serde = self.attr(
             "serde",
-            quote! { derive(serde::Serialize, serde::Deserialize) },
+            quote! { derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape) },
         );
         let arbitrary = self.attr("arbitrary", quote! { derive(arbitrary::Arbitrary) });
         quote! { #[derive(Debug, Clone, PartialEq)] #serde #arbitrary }
+    }
+
+    /// The serde derive of a type that is only written (a decoded datagram, a joined message),
+    /// with the shape of what it writes.
+    pub(crate) fn serialize_derive(self) -> TokenStream {
+        self.attr(
+            "serde",
+            quote! { derive(serde::Serialize, wiregen_runtime::SerdeShape) },
+        )
     }
 
     /// Bytes serialize as a hex string.

@@ -249,6 +249,10 @@ impl<'p> ProtocolMarker<'p> {
                     serde::Serialize::serialize(datagram, serializer)
                 }
 
+                fn datagram_shape() -> wiregen_runtime::Shape {
+                    <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+                }
+
                 #serialize_joined
             }
             }],

@@ -78,10 +78,7 @@ impl<'p> ConversationModule<'p> {
             "One datagram of a conversation: an opening datagram (told apart by its order) or a \
              [`{root}`]."
         ));
-        let serialize = self
-            .c
-            .features()
-            .attr("serde", quote! { derive(serde::Serialize) });
+        let serialize = self.c.features().serialize_derive();
         // A root whose layout depends on the direction is encoded and decoded with it.
         let (encode, decode_root) = if self.c.l.reads_direction[p.root] {
             (

@@ -65,13 +65,17 @@ impl<'p> JoinedItems<'p> {
                     fn serialize_joined<S: serde::Serializer>(joined: &Self::Joined, _: S) -> Result<S::Ok, S::Error> {
                         match *joined {}
                     }
+
+                    fn joined_shape() -> wiregen_runtime::Shape {
+                        wiregen_runtime::Shape::Never
+                    }
                 },
             });
         }
-        let (lt, lt_anon) = if ways.iter().any(|w| w.borrows) {
-            (quote! { <'j> }, quote! { <'_> })
+        let (lt, lt_anon, lt_static) = if ways.iter().any(|w| w.borrows) {
+            (quote! { <'j> }, quote! { <'_> }, quote! { <'static> })
         } else {
-            (quote! {}, quote! {})
+            (quote! {}, quote! {}, quote! {})
         };
         let fields = ways.iter().map(|w| &w.field);
         let joined = ways.iter().map(|w| &w.joined);
@@ -79,10 +83,7 @@ impl<'p> JoinedItems<'p> {
         let decodes = ways.iter().map(|w| &w.decode);
         let feeds = ways.iter().map(|w| &w.feed);
         let joined_notes = self.joined_notes(&ways);
-        let serde = self
-            .c
-            .features()
-            .attr("serde", quote! { derive(serde::Serialize) });
+        let serde = self.c.features().serialize_derive();
         let root = self.c.p.root();
         // The root datagram is `message`: the parameter itself, or the opening's last variant.
         let (param, take_root) = if self.c.p.opening.is_empty() {
@@ -160,6 +161,10 @@ impl<'p> JoinedItems<'p> {
                 fn serialize_joined<S: serde::Serializer>(joined: &Self::Joined, serializer: S) -> Result<S::Ok, S::Error> {
                     let message = joined.decode().map_err(serde::ser::Error::custom)?;
                     serde::Serialize::serialize(&message, serializer)
+                }
+
+                fn joined_shape() -> wiregen_runtime::Shape {
+                    <JoinedMessage #lt_static as wiregen_runtime::SerdeShape>::shape()
                 }
             },
         })
