@@ -1,7 +1,7 @@
 //! `export`: a capture's messages as a Parquet file, one row per message, for SQL engines
 //! (DuckDB, Polars, Spark, Trino). Fixed columns say where each message was (frame, time,
 //! endpoints, direction, transport, size, message type, the joined payload's type); `value` is
-//! the decoded message and `joined` the payload it completed (`also_joined` any more), as typed
+//! the decoded message and `joined` the payload it completed, as typed
 //! nested columns laid out from the schema's types before the first message (the `columns`
 //! module). One pass, a batch of rows at a time: memory is that of a batch and a row group
 //! whatever the size of the capture, and the capture may come on standard input.
@@ -18,43 +18,28 @@ use arrow_array::builder::{
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use std::sync::mpsc::{sync_channel, SyncSender};
-use std::thread::JoinHandle;
-
-use parquet::arrow::{ArrowSchemaConverter, ArrowWriter};
-use parquet::basic::{Compression, Type as PhysicalType};
-use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use wiregen_runtime::{SerdeProtocol, Shape};
 
+mod parquet;
+
+use self::parquet::ParquetOut;
 use crate::capture::Packets;
 use crate::columns::{self, names_type, Column, Names, Trail};
 use crate::json::{read_message, AsJson, Joined, Read as Reading};
 use crate::reading::{self, Tally};
 use crate::session::{Conversations, Event, Message, Ports};
 
-/// Rows per Arrow record batch, and per Parquet row group (the writer holds one in memory).
+/// Rows per Arrow record batch.
 const BATCH: usize = 8192;
-const ROW_GROUP: usize = 16 * BATCH;
 
 /// A payload completed after the first one of the same datagram (ENet's commands: several
-/// fragments of several payloads in one datagram).
+/// fragments of several payloads in one datagram): rare, so kept as JSON text in one column
+/// rather than as a second copy of every typed column of `joined`.
 #[derive(serde::Serialize)]
 #[serde(bound = "")]
 struct AlsoJoined<'v, P: SerdeProtocol> {
     joined: Joined<'v, P>,
     joined_from: &'v [u64],
-}
-
-/// The shape of `also_joined`: a list of payloads and their frames.
-fn also_joined_shape(joined: Shape) -> Shape {
-    let frames = Shape::List(Box::new(Shape::Int {
-        bits: 64,
-        signed: false,
-    }));
-    Shape::List(Box::new(Shape::Struct(vec![
-        ("joined", joined),
-        ("joined_from", frames),
-    ])))
 }
 
 /// A column of a protocol's values (its datagrams, or the payloads it joins) typed from its
@@ -123,7 +108,7 @@ struct Rows {
     joined_from: ListBuilder<UInt64Builder>,
     value: ValueColumn,
     joined: ValueColumn,
-    also_joined: ValueColumn,
+    also_joined: StringBuilder,
     error: StringBuilder,
     /// The key of each address in `src` and `dst` (by column) this batch.
     addresses: HashMap<(SocketAddr, u8), i32>,
@@ -158,7 +143,7 @@ impl Rows {
             joined_from: ListBuilder::new(UInt64Builder::new()),
             value: ValueColumn::new(&P::datagram_shape()),
             joined: ValueColumn::new(&P::joined_shape()),
-            also_joined: ValueColumn::new(&also_joined_shape(P::joined_shape())),
+            also_joined: StringBuilder::new(),
             error: StringBuilder::new(),
             addresses: HashMap::new(),
             len: 0,
@@ -185,7 +170,7 @@ impl Rows {
             Field::new("joined_from", frames, true),
             Field::new("value", self.value.data_type(), true),
             Field::new("joined", self.joined.data_type(), true),
-            Field::new("also_joined", self.also_joined.data_type(), true),
+            Field::new("also_joined", DataType::Utf8, true),
             Field::new("error", DataType::Utf8, true),
         ])
     }
@@ -245,7 +230,7 @@ impl Rows {
             self.joined.push_null();
             self.joined_message.append_null();
             self.joined_from.append_null();
-            self.also_joined.push_null();
+            self.also_joined.append_null();
             return Ok(());
         };
         let message = self.joined.push(&Joined::<P>(first))?;
@@ -253,7 +238,7 @@ impl Rows {
         self.joined_from.values().append_slice(frames);
         self.joined_from.append(true);
         if more.is_empty() {
-            self.also_joined.push_null();
+            self.also_joined.append_null();
             return Ok(());
         }
         let more: Vec<AlsoJoined<P>> = more
@@ -263,7 +248,9 @@ impl Rows {
                 joined_from: frames,
             })
             .collect();
-        self.also_joined.push(&more).map(|_| ())
+        let text = serde_json::to_string(&more).map_err(|e| e.to_string())?;
+        self.also_joined.append_value(text);
+        Ok(())
     }
 
     /// The rows so far as a record batch; the builders start empty again.
@@ -281,73 +268,12 @@ impl Rows {
             Arc::new(self.joined_from.finish()),
             self.value.finish()?,
             self.joined.finish()?,
-            self.also_joined.finish()?,
+            Arc::new(self.also_joined.finish()),
             Arc::new(self.error.finish()),
         ];
         self.len = 0;
         self.addresses.clear();
         RecordBatch::try_new(Arc::clone(schema), columns).map_err(|e| e.to_string())
-    }
-}
-
-/// How the file is written: Snappy; dictionaries for text (names, addresses, message types
-/// repeat) but not for numbers (a dictionary per number column costs more to build than it
-/// saves); min/max statistics per column chunk (what engines prune row groups by), not per
-/// page; each batch encoded whole.
-fn properties(schema: &Schema) -> Result<WriterProperties, String> {
-    let parquet = ArrowSchemaConverter::new()
-        .convert(schema)
-        .map_err(|e| e.to_string())?;
-    let mut builder = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_dictionary_enabled(false)
-        .set_statistics_enabled(EnabledStatistics::Chunk)
-        .set_write_batch_size(BATCH)
-        .set_max_row_group_size(ROW_GROUP);
-    for leaf in parquet.columns() {
-        if leaf.physical_type() == PhysicalType::BYTE_ARRAY {
-            builder = builder.set_column_dictionary_enabled(leaf.path().clone(), true);
-        }
-    }
-    Ok(builder.build())
-}
-
-/// The Parquet writer on a thread of its own: a batch is encoded while the next is read and
-/// built (two cores: about half the time of doing both in turn). At most two batches wait.
-struct Background {
-    batches: SyncSender<RecordBatch>,
-    thread: JoinHandle<Result<(), String>>,
-}
-
-impl Background {
-    fn start(mut writer: ArrowWriter<File>) -> Background {
-        let (batches, receiver) = sync_channel::<RecordBatch>(2);
-        let thread = std::thread::spawn(move || {
-            for batch in receiver {
-                writer.write(&batch).map_err(|e| e.to_string())?;
-            }
-            writer.close().map(|_| ()).map_err(|e| e.to_string())
-        });
-        Background { batches, thread }
-    }
-
-    /// Hands `batch` to the writer; an error is the writer's (it stopped).
-    fn write(self, batch: RecordBatch) -> Result<Background, String> {
-        match self.batches.send(batch) {
-            Ok(()) => Ok(self),
-            Err(_) => Err(self
-                .finish()
-                .err()
-                .unwrap_or_else(|| "the Parquet writer stopped".into())),
-        }
-    }
-
-    /// Waits for every batch to be written and the file closed.
-    fn finish(self) -> Result<(), String> {
-        drop(self.batches);
-        self.thread
-            .join()
-            .map_err(|_| "the Parquet writer panicked".to_string())?
     }
 }
 
@@ -362,33 +288,22 @@ pub fn export<P: SerdeProtocol, R: Read>(
     let mut rows = Rows::new::<P>();
     let schema = Arc::new(rows.schema());
     let file = File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let writer = ArrowWriter::try_new(file, Arc::clone(&schema), Some(properties(&schema)?))
-        .map_err(|e| e.to_string())?;
-    let mut background = Some(Background::start(writer));
+    let mut parquet = ParquetOut::create(file, &schema, BATCH)?;
     let mut written = 0u64;
     let read = reading::each_event::<P, R>(packets, ports, tick, |c, event| {
         if let Event::Message(m) = event {
             rows.add(c, &m)?;
             if rows.len == BATCH {
                 written += BATCH as u64;
-                let batch = rows.finish(&schema)?;
-                let writer = background.take().ok_or("the Parquet writer stopped")?;
-                background = Some(writer.write(batch)?);
+                parquet.write(rows.finish(&schema)?)?;
             }
         }
         Ok(())
     });
-    let background = background.ok_or("the Parquet writer stopped")?;
-    let tally = match read {
-        Ok(tally) => tally,
-        Err(e) => {
-            // The reading's error says more than the writer's, which only lost its input.
-            let _ = background.finish();
-            return Err(e);
-        }
-    };
+    // A reading error says more than the writer's: the file is left unfinished.
+    let tally = read?;
     written += rows.len as u64;
-    let batch = rows.finish(&schema)?;
-    background.write(batch)?.finish()?;
+    parquet.write(rows.finish(&schema)?)?;
+    parquet.finish()?;
     Ok((tally, written))
 }
