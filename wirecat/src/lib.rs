@@ -38,6 +38,7 @@ pub mod stream;
 mod types;
 
 pub use cli::{run, run_many, Registry};
+pub use message_type::message_type;
 pub use types::Job;
 
 /// Bytes as spaced hex (`ce d1 01`).

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 /// The message's type: the variant names down the value (`"LongLinkState"`,
 /// `"Packet.SEntityState"`), from serde's externally tagged enums.
-pub(crate) fn message_type(v: &Value) -> String {
+pub fn message_type(v: &Value) -> String {
     let mut names = Vec::new();
     let mut at = v;
     while let Value::Object(o) = at {

@@ -14,7 +14,10 @@ wiregen_runtime::types! {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Move {
     pub x: f32,
@@ -50,7 +53,10 @@ impl<'a> Codec<'a> for Move {
 
 /// A message of this application, by the message id the transport carries.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Message {
     Move(Move),
@@ -223,7 +229,7 @@ impl<'a> Message {
 /// A `tcp_framing` datagram as this application reads it: the transport's message, and the
 /// game message it carries (`None`: one of the transport's own).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, wiregen_runtime::SerdeShape))]
 pub struct Received<'a> {
     pub transport: tcp_framing::Frame<'a>,
     pub message: Option<Message>,
@@ -325,6 +331,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
     }
+    fn datagram_shape() -> wiregen_runtime::Shape {
+        <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+    }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
         serializer: S,
@@ -333,6 +342,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
             joined,
             serializer,
         )
+    }
+    fn joined_shape() -> wiregen_runtime::Shape {
+        <tcp_framing::Protocol as wiregen_runtime::SerdeProtocol>::joined_shape()
     }
 }
 

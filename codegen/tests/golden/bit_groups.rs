@@ -49,7 +49,10 @@ impl<'u> arbitrary::Arbitrary<'u> for Opts {
 /// Filled in by the encoder: `length` (the byte length of `payload`), `has_extra` (whether
 /// `extra` is present), `spare` (reserved, written as zero).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Frame<'a> {
     pub kind: Kind,
@@ -333,11 +336,17 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
     }
+    fn datagram_shape() -> wiregen_runtime::Shape {
+        <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+    }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
         _: S,
     ) -> Result<S::Ok, S::Error> {
         match *joined {}
+    }
+    fn joined_shape() -> wiregen_runtime::Shape {
+        wiregen_runtime::Shape::Never
     }
 }
 

@@ -17,7 +17,10 @@ wiregen_runtime::types! {
 /// `length` (the byte length of `body`), `body_check` (its internet checksum), `adler` (its
 /// adler32 checksum).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Frame<'a> {
     pub body: FrameBody<'a>,
@@ -34,7 +37,10 @@ impl IntoOwned for Frame<'_> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum FrameBody<'a> {
     Sums(Sums<'a>),
@@ -226,7 +232,10 @@ impl<'a> Codec<'a> for Frame<'a> {
 /// Filled in by the encoder: `total` (its sum16 checksum), `wide` (its sum32 checksum),
 /// `parity` (its xor8 checksum).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Sums<'a> {
     pub a: u16,
@@ -348,7 +357,10 @@ impl<'a> Codec<'a> for Sums<'a> {
 /// Filled in by the encoder: `short` (its fletcher16 checksum), `long` (its fletcher32
 /// checksum).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Words {
     pub values: Vec<u16>,
@@ -482,11 +494,17 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
     }
+    fn datagram_shape() -> wiregen_runtime::Shape {
+        <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+    }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
         _: S,
     ) -> Result<S::Ok, S::Error> {
         match *joined {}
+    }
+    fn joined_shape() -> wiregen_runtime::Shape {
+        wiregen_runtime::Shape::Never
     }
 }
 

@@ -32,7 +32,10 @@ wiregen_runtime::types! {
 
 /// Filled in by the encoder: `kind` (always 1), `version` (always 2).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Hello {
     pub extra: Option<u8>,
@@ -148,11 +151,17 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
     }
+    fn datagram_shape() -> wiregen_runtime::Shape {
+        <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+    }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
         _: S,
     ) -> Result<S::Ok, S::Error> {
         match *joined {}
+    }
+    fn joined_shape() -> wiregen_runtime::Shape {
+        wiregen_runtime::Shape::Never
     }
 }
 

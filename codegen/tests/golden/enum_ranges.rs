@@ -105,6 +105,13 @@ impl<'de> serde::Deserialize<'de> for Weapon {
     }
 }
 
+#[cfg(feature = "serde")]
+impl wiregen_runtime::SerdeShape for Weapon {
+    fn shape() -> wiregen_runtime::Shape {
+        wiregen_runtime::Shape::Name
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Level {
     Low,
@@ -201,6 +208,13 @@ impl<'de> serde::Deserialize<'de> for Level {
     }
 }
 
+#[cfg(feature = "serde")]
+impl wiregen_runtime::SerdeShape for Level {
+    fn shape() -> wiregen_runtime::Shape {
+        wiregen_runtime::Shape::Name
+    }
+}
+
 // Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
 wiregen_runtime::types! {
     Shot<'_>, Ammo,
@@ -208,7 +222,10 @@ wiregen_runtime::types! {
 
 /// Filled in by the encoder: `weapon` (the kind of `extra`).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Shot<'a> {
     pub level: Level,
@@ -227,7 +244,10 @@ impl IntoOwned for Shot<'_> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ShotExtra<'a> {
     Pistol { weapon: Weapon, value: Ammo },
@@ -401,7 +421,10 @@ impl<'a> Codec<'a> for Shot<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Ammo {
     pub rounds: u8,
@@ -469,11 +492,17 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
     }
+    fn datagram_shape() -> wiregen_runtime::Shape {
+        <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+    }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
         _: S,
     ) -> Result<S::Ok, S::Error> {
         match *joined {}
+    }
+    fn joined_shape() -> wiregen_runtime::Shape {
+        wiregen_runtime::Shape::Never
     }
 }
 

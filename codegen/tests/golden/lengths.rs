@@ -17,7 +17,10 @@ wiregen_runtime::types! {
 /// units`), `count` (the element count of `items`), `inner_len` (the byte length of
 /// `inner`).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Sized<'a> {
     pub name: Cow<'a, str>,
@@ -167,7 +170,10 @@ impl<'a> Codec<'a> for Sized<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Item {
     pub id: u16,
@@ -235,11 +241,17 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
     }
+    fn datagram_shape() -> wiregen_runtime::Shape {
+        <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+    }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
         _: S,
     ) -> Result<S::Ok, S::Error> {
         match *joined {}
+    }
+    fn joined_shape() -> wiregen_runtime::Shape {
+        wiregen_runtime::Shape::Never
     }
 }
 

@@ -23,7 +23,10 @@ wiregen_runtime::types! {
 /// Filled in by the encoder: `command` (the kind of `payload`), `payload_size` (the byte
 /// length of `payload`).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Packet<'a> {
     pub flags: Flags,
@@ -48,7 +51,10 @@ impl IntoOwned for Packet<'_> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum PacketPayload<'a> {
     Hello(Hello<'a>),
@@ -174,7 +180,10 @@ impl<'a> Codec<'a> for Packet<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Hello<'a> {
     pub name: Cow<'a, str>,
@@ -360,7 +369,7 @@ pub enum Joined {
 
 /// A joined payload decoded, as the dissector shows it.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, wiregen_runtime::SerdeShape))]
 pub enum JoinedMessage<'j> {
     /// A payload joined by the reassembler, read with the packets' switch.
     Whole(PacketPayload<'j>),
@@ -443,12 +452,18 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
     }
+    fn datagram_shape() -> wiregen_runtime::Shape {
+        <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+    }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         let message = joined.decode().map_err(serde::ser::Error::custom)?;
         serde::Serialize::serialize(&message, serializer)
+    }
+    fn joined_shape() -> wiregen_runtime::Shape {
+        <JoinedMessage<'static> as wiregen_runtime::SerdeShape>::shape()
     }
 }
 

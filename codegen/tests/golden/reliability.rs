@@ -34,7 +34,10 @@ wiregen_runtime::types! {
 
 /// Filled in by the encoder: `kind` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Packet<'a> {
     pub acked_upto: u16,
@@ -53,7 +56,10 @@ impl IntoOwned for Packet<'_> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum PacketBody<'a> {
     Data(Data<'a>),
@@ -129,7 +135,10 @@ impl<'a> Codec<'a> for Packet<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Data<'a> {
     pub flags: DataFlags,
@@ -187,7 +196,10 @@ impl<'a> Codec<'a> for Data<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Ack {
     pub seq: u16,
@@ -212,7 +224,10 @@ impl<'a> Codec<'a> for Ack {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Notify {
     pub seq: u8,
@@ -241,14 +256,20 @@ impl<'a> Codec<'a> for Notify {
 
 /// Filled in by the encoder: `form` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Heartbeat {
     pub body: HeartbeatBody,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum HeartbeatBody {
     Ping(Ping),
@@ -302,7 +323,10 @@ impl<'a> Codec<'a> for Heartbeat {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Ping {
     pub id: u16,
@@ -324,7 +348,10 @@ impl<'a> Codec<'a> for Ping {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Pong {
     pub id: u16,
@@ -579,11 +606,17 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
     }
+    fn datagram_shape() -> wiregen_runtime::Shape {
+        <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+    }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
         _: S,
     ) -> Result<S::Ok, S::Error> {
         match *joined {}
+    }
+    fn joined_shape() -> wiregen_runtime::Shape {
+        wiregen_runtime::Shape::Never
     }
 }
 

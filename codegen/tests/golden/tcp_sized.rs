@@ -27,7 +27,10 @@ wiregen_runtime::types! {
 
 /// Filled in by the encoder: `type` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Packet<'a> {
     pub body: PacketBody<'a>,
@@ -44,7 +47,10 @@ impl IntoOwned for Packet<'_> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum PacketBody<'a> {
     Chat(Chat<'a>),
@@ -161,7 +167,10 @@ impl<'a> Codec<'a> for Packet<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Chat<'a> {
     pub client: u32,
@@ -203,7 +212,10 @@ impl<'a> Codec<'a> for Chat<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct MapData<'a> {
     #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
@@ -239,7 +251,10 @@ impl<'a> Codec<'a> for MapData<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Ping {
     pub token: u32,
@@ -261,7 +276,10 @@ impl<'a> Codec<'a> for Ping {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct MapBegin {
     pub total: u32,
@@ -283,7 +301,10 @@ impl<'a> Codec<'a> for MapBegin {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct MapDone {}
 
@@ -402,7 +423,7 @@ pub enum Joined {
 
 /// A joined payload decoded, as the dissector shows it.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, wiregen_runtime::SerdeShape))]
 pub enum JoinedMessage<'j> {
     /// A [`MapData`] payload joined from the pieces between a [`MapBegin`] and a [`MapDone`].
     MapData {
@@ -517,12 +538,18 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
     }
+    fn datagram_shape() -> wiregen_runtime::Shape {
+        <Self::Datagram<'static> as wiregen_runtime::SerdeShape>::shape()
+    }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         let message = joined.decode().map_err(serde::ser::Error::custom)?;
         serde::Serialize::serialize(&message, serializer)
+    }
+    fn joined_shape() -> wiregen_runtime::Shape {
+        <JoinedMessage<'static> as wiregen_runtime::SerdeShape>::shape()
     }
 }
 

@@ -160,6 +160,13 @@ impl<'p> Types<'p> {
                 }
             }
                 },
+                quote! {
+            impl wiregen_runtime::SerdeShape for #name {
+                fn shape() -> wiregen_runtime::Shape {
+                    wiregen_runtime::Shape::Name
+                }
+            }
+                },
             ],
         );
         quote! {
