@@ -19,6 +19,52 @@ impl<T: Display> serde::Serialize for Text<T> {
     }
 }
 
+/// An address as text: IPv4 written digit by digit into a buffer on the stack (every line has
+/// two; `Display` through the formatting machinery took a tenth of `read`'s time), IPv6
+/// through `Display`.
+struct Address(std::net::SocketAddr);
+
+impl serde::Serialize for Address {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let std::net::SocketAddr::V4(v4) = self.0 else {
+            return s.collect_str(&self.0);
+        };
+        let mut text = [0u8; 21];
+        let mut at = 0;
+        for (i, octet) in v4.ip().octets().into_iter().enumerate() {
+            if i > 0 {
+                text[at] = b'.';
+                at += 1;
+            }
+            at += decimal(octet.into(), &mut text[at..]);
+        }
+        text[at] = b':';
+        at += 1;
+        at += decimal(v4.port().into(), &mut text[at..]);
+        // Digits, dots and a colon: ASCII.
+        s.serialize_str(std::str::from_utf8(&text[..at]).unwrap_or_default())
+    }
+}
+
+/// Writes `n` in decimal at the start of `out` (room for five digits); returns its length.
+fn decimal(n: u32, out: &mut [u8]) -> usize {
+    let mut digits = [0u8; 5];
+    let mut len = 0;
+    let mut n = n;
+    loop {
+        digits[len] = b'0' + (n % 10) as u8;
+        len += 1;
+        n /= 10;
+        if n == 0 || len == digits.len() {
+            break;
+        }
+    }
+    for (i, d) in digits[..len].iter().rev().enumerate() {
+        out[i] = *d;
+    }
+    len
+}
+
 /// Bytes as lower-case hex pairs separated by spaces (`crate::to_hex`), written as they go.
 struct Hex<'b>(&'b [u8]);
 
@@ -44,8 +90,8 @@ fn head<M: SerializeMap>(
     let (src, dst) = key.endpoints(from_client);
     map.serialize_entry("frame", &frame)?;
     map.serialize_entry("from", if from_client { "client" } else { "server" })?;
-    map.serialize_entry("src", &Text(src))?;
-    map.serialize_entry("dst", &Text(dst))?;
+    map.serialize_entry("src", &Address(src))?;
+    map.serialize_entry("dst", &Address(dst))?;
     if key.tcp {
         map.serialize_entry("transport", "tcp")?;
     }
@@ -164,4 +210,22 @@ pub(crate) fn write_note(
 fn write(out: &mut impl Write, line: &impl serde::Serialize) -> Result<(), String> {
     serde_json::to_writer(&mut *out, line).map_err(|e| e.to_string())?;
     out.write_all(b"\n").map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn addresses_are_written_as_display_writes_them() {
+        for text in [
+            "127.0.0.1:8080",
+            "0.0.0.0:0",
+            "255.255.255.255:65535",
+            "10.2.30.4:9",
+            "[::1]:443",
+        ] {
+            let addr: std::net::SocketAddr = text.parse().unwrap();
+            let json = serde_json::to_string(&super::Address(addr)).unwrap();
+            assert_eq!(json, format!("\"{addr}\""));
+        }
+    }
 }
