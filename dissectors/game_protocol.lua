@@ -1157,13 +1157,90 @@ local ANALYSIS_WINDOW = 4096
 local MAX_ANALYSED = 65536
 local WRAPS = { 65536 }
 local analysed = bounded(MAX_ANALYSED)
--- Verdicts by frame (the first message of a frame), and of later messages of a frame (several in
--- one TCP segment) by frame and message index. A verdict is one flat table: `lost`,
--- `repeat_of`, `retransmission`, `out_of_order`, `ping_frame`, `ping_rtt`, and the acked frames
--- and their round trips in its array part (frame, rtt, frame, rtt, …).
-local frame_verdicts = {}
-local more_verdicts = {}
+-- A verdict is one flat table: `lost`, `repeat_of`, `retransmission`, `out_of_order`,
+-- `before_first`, `ping_frame`, `ping_rtt`, and the acked frames and their round trips in its
+-- array part (frame, rtt, frame, rtt, …). The first pass's verdicts are kept as text, a record
+-- per message ("\n<frame>:<message index>:<numbers>;"), in strings of VERDICT_CHUNK records, by
+-- the first frame of each: a capture's worth of tables (or of numbers in one) is what every
+-- garbage collection walks, and the analysis cost more than the dissection; a string is one
+-- object to the collector whatever it holds.
+local VERDICT_CHUNK = 256
+local verdict_chunks, verdict_chunk_first = {}, {}
+local verdict_records = {}
 local ANALYSIS_INDEX = 0
+
+-- Keeps `v`, the verdict of message `index` of `frame` (frames come in increasing order).
+local function keep_verdict(frame, index, v)
+  local n = #v
+  local numbers = { v.lost or 0, v.repeat_of or 0, v.retransmission and 1 or 0,
+    v.out_of_order and 1 or 0, v.before_first and 1 or 0, v.ping_frame or 0, v.ping_rtt or 0 }
+  for i = 1, n do numbers[7 + i] = v[i] end
+  for i = 1, #numbers do numbers[i] = fmt("%.17g", numbers[i]) end
+  if #verdict_records == 0 then verdict_chunk_first[#verdict_chunks + 1] = frame end
+  verdict_records[#verdict_records + 1] = "\n" .. frame .. ":" .. index .. ":" .. table.concat(numbers, ",") .. ";"
+  if #verdict_records == VERDICT_CHUNK then
+    verdict_chunks[#verdict_chunks + 1] = table.concat(verdict_records)
+    verdict_records = {}
+  end
+end
+
+-- The texts that may hold `frame`'s records: from the last chunk starting before it to the last
+-- starting at it (a frame of many messages may fill several), the records not yet in a chunk
+-- last.
+local function verdict_texts(frame)
+  local lo, hi, at = 1, #verdict_chunk_first, nil
+  while lo <= hi do
+    local mid = math.floor((lo + hi) / 2)
+    if verdict_chunk_first[mid] <= frame then at, lo = mid, mid + 1 else hi = mid - 1 end
+  end
+  if at == nil then return {} end
+  local first = at
+  while first > 1 and verdict_chunk_first[first] == frame do first = first - 1 end
+  local texts = {}
+  for j = first, at do texts[#texts + 1] = verdict_chunks[j] or table.concat(verdict_records) end
+  return texts
+end
+
+-- The verdict whose numbers start at `from` in `text`, as a table again.
+local function parse_verdict(text, from)
+  local numbers = {}
+  for x in text:sub(from, text:find(";", from, true) - 1):gmatch("[^,]+") do
+    numbers[#numbers + 1] = tonumber(x)
+  end
+  local v = {}
+  if numbers[1] > 0 then v.lost = numbers[1] end
+  if numbers[2] > 0 then v.repeat_of, v.retransmission = numbers[2], numbers[3] == 1 end
+  if numbers[4] == 1 then v.out_of_order = true end
+  if numbers[5] == 1 then v.before_first = true end
+  if numbers[6] > 0 then v.ping_frame, v.ping_rtt = numbers[6], numbers[7] end
+  for i = 8, #numbers do v[i - 7] = numbers[i] end
+  return v
+end
+
+-- The kept verdict of message `index` of `frame` (nil: none).
+local function kept_verdict(frame, index)
+  local key = "\n" .. frame .. ":" .. index .. ":"
+  for _, text in ipairs(verdict_texts(frame)) do
+    local from = text:find(key, 1, true)
+    if from ~= nil then return parse_verdict(text, from + #key) end
+  end
+  return nil
+end
+
+-- Every kept verdict of `frame`'s messages, in order.
+local function kept_verdicts(frame)
+  local prefix = "\n" .. frame .. ":"
+  local all = {}
+  for _, text in ipairs(verdict_texts(frame)) do
+    local from = text:find(prefix, 1, true)
+    while from ~= nil do
+      local numbers_at = text:find(":", from + #prefix, true) + 1
+      all[#all + 1] = parse_verdict(text, numbers_at)
+      from = text:find(prefix, numbers_at, true)
+    end
+  end
+  return all
+end
 
 -- `raw` unwrapped to the number nearest `near` (the first of equally near ones), never below 0.
 local function analysis_unwrap(raw, near, wrap)
@@ -1307,10 +1384,7 @@ end
 local function analysis_verdict(pinfo, root)
   ANALYSIS_INDEX = ANALYSIS_INDEX + 1
   local frame = pinfo.number
-  if pinfo.visited then
-    if ANALYSIS_INDEX == 1 then return frame_verdicts[frame] end
-    return more_verdicts[frame] and more_verdicts[frame][ANALYSIS_INDEX]
-  end
+  if pinfo.visited then return kept_verdict(frame, ANALYSIS_INDEX) end
   if not FACTS.seq and FACTS.nacks == 0 and not FACTS.ping then return nil end
   local conv, from = conversation_key(pinfo)
   local st = analysed.map[conv]
@@ -1330,12 +1404,7 @@ local function analysis_verdict(pinfo, root)
   for i = 1, FACTS.nacks do analysis_ack(st, 3 - side, i, time, verdict) end
   if FACTS.ping then analysis_ping(st, side, frame, time, verdict) end
   if next(verdict) == nil then return nil end
-  if ANALYSIS_INDEX == 1 then
-    frame_verdicts[frame] = verdict
-  else
-    more_verdicts[frame] = more_verdicts[frame] or {}
-    more_verdicts[frame][ANALYSIS_INDEX] = verdict
-  end
+  keep_verdict(frame, ANALYSIS_INDEX, verdict)
   return verdict
 end
 
@@ -1416,8 +1485,7 @@ local function analysis_stats()
       for i = 2, #v, 2 do rtt(sender, v[i] * 1000) end
       if v.ping_rtt ~= nil then rtt(sender, v.ping_rtt * 1000) end
     end
-    if frame_verdicts[pinfo.number] ~= nil then add(frame_verdicts[pinfo.number]) end
-    for _, v in pairs(more_verdicts[pinfo.number] or {}) do add(v) end
+    for _, v in ipairs(kept_verdicts(pinfo.number)) do add(v) end
   end
   function tap.reset()
     rows, order = {}, {}
@@ -1599,8 +1667,7 @@ function proto.init()
   joined_pieces = bounded(JOINED_PIECES)
   frame_rejoined = {}
   analysed = bounded(MAX_ANALYSED)
-  frame_verdicts = {}
-  more_verdicts = {}
+  verdict_chunks, verdict_chunk_first, verdict_records = {}, {}, {}
 end
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.

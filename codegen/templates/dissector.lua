@@ -474,8 +474,7 @@ function proto.init()
 {%- endfor %}
 {%- if analysis.is_some() %}
   analysed = bounded(MAX_ANALYSED)
-  frame_verdicts = {}
-  more_verdicts = {}
+  verdict_chunks, verdict_chunk_first, verdict_records = {}, {}, {}
 {%- endif %}
 end
 {%- endif %}
