@@ -842,15 +842,17 @@ local verdict_chunks, verdict_chunk_first = {}, {}
 local verdict_records = {}
 local ANALYSIS_INDEX = 0
 
--- Keeps `v`, the verdict of message `index` of `frame` (frames come in increasing order).
+-- Keeps `v`, the verdict of message `index` of `frame` (frames come in increasing order). Whole
+-- numbers are written as Lua writes them (exact below 10^14); round trips, fractions of a
+-- second, with every digit.
 local function keep_verdict(frame, index, v)
-  local n = #v
-  local numbers = { v.lost or 0, v.repeat_of or 0, v.retransmission and 1 or 0,
-    v.out_of_order and 1 or 0, v.before_first and 1 or 0, v.ping_frame or 0, v.ping_rtt or 0 }
-  for i = 1, n do numbers[7 + i] = v[i] end
-  for i = 1, #numbers do numbers[i] = fmt("%.17g", numbers[i]) end
+  local record = "\n" .. frame .. ":" .. index .. ":" .. (v.lost or 0) .. "," .. (v.repeat_of or 0)
+    .. "," .. (v.retransmission and 1 or 0) .. "," .. (v.out_of_order and 1 or 0)
+    .. "," .. (v.before_first and 1 or 0) .. "," .. (v.ping_frame or 0)
+    .. "," .. fmt("%.17g", v.ping_rtt or 0)
+  for i = 1, #v, 2 do record = record .. "," .. v[i] .. "," .. fmt("%.17g", v[i + 1]) end
   if #verdict_records == 0 then verdict_chunk_first[#verdict_chunks + 1] = frame end
-  verdict_records[#verdict_records + 1] = "\n" .. frame .. ":" .. index .. ":" .. table.concat(numbers, ",") .. ";"
+  verdict_records[#verdict_records + 1] = record .. ";"
   if #verdict_records == VERDICT_CHUNK then
     verdict_chunks[#verdict_chunks + 1] = table.concat(verdict_records)
     verdict_records = {}
