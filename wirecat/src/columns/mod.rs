@@ -185,11 +185,7 @@ impl Column {
     pub(crate) fn append_nulls(&mut self, n: usize) {
         match self {
             Column::Present(b) | Column::Bool(b) => b.append_nulls(n),
-            Column::Never(b) | Column::Text(b) => {
-                for _ in 0..n {
-                    b.append_null()
-                }
-            }
+            Column::Never(b) | Column::Text(b) => b.append_nulls(n),
             Column::I8(b) => b.append_nulls(n),
             Column::I16(b) => b.append_nulls(n),
             Column::I32(b) => b.append_nulls(n),
@@ -200,15 +196,11 @@ impl Column {
             Column::U64(b) => b.append_nulls(n),
             Column::F32(b) => b.append_nulls(n),
             Column::F64(b) => b.append_nulls(n),
-            Column::Bytes(b) => {
-                for _ in 0..n {
-                    b.append_null()
-                }
-            }
+            Column::Bytes(b) => b.append_nulls(n),
             Column::Name(b) => b.append_nulls(n),
             Column::List(l) => {
                 let end = *l.offsets.last().unwrap_or(&0);
-                l.offsets.extend(std::iter::repeat(end).take(n));
+                l.offsets.resize(l.offsets.len() + n, end);
                 l.valid.append_n(n, false);
             }
             Column::Struct(s) => s.pending_nulls += n,

@@ -112,14 +112,6 @@ impl Filler<'_> {
                 b.append_value(&v.to_string());
                 Ok(())
             }
-            Column::F32(b) => {
-                b.append_value(v as f32);
-                Ok(())
-            }
-            Column::F64(b) => {
-                b.append_value(v as f64);
-                Ok(())
-            }
             _ => Err(self.misfit("an integer")),
         }
     }
@@ -183,7 +175,10 @@ impl<'c> ser::Serializer for Filler<'c> {
 
     fn serialize_bool(self, v: bool) -> Result<(), Misfit> {
         match self.column {
-            Column::Bool(b) => Ok(b.append_value(v)),
+            Column::Bool(b) => {
+                b.append_value(v);
+                Ok(())
+            }
             _ => Err(self.misfit("a bool")),
         }
     }
@@ -215,15 +210,24 @@ impl<'c> ser::Serializer for Filler<'c> {
 
     fn serialize_f32(self, v: f32) -> Result<(), Misfit> {
         match self.column {
-            Column::F32(b) => Ok(b.append_value(v)),
-            Column::F64(b) => Ok(b.append_value(v.into())),
+            Column::F32(b) => {
+                b.append_value(v);
+                Ok(())
+            }
+            Column::F64(b) => {
+                b.append_value(v.into());
+                Ok(())
+            }
             _ => Err(self.misfit("an f32")),
         }
     }
 
     fn serialize_f64(self, v: f64) -> Result<(), Misfit> {
         match self.column {
-            Column::F64(b) => Ok(b.append_value(v)),
+            Column::F64(b) => {
+                b.append_value(v);
+                Ok(())
+            }
             _ => Err(self.misfit("an f64")),
         }
     }
@@ -234,7 +238,10 @@ impl<'c> ser::Serializer for Filler<'c> {
 
     fn serialize_str(self, v: &str) -> Result<(), Misfit> {
         match self.column {
-            Column::Text(b) => Ok(b.append_value(v)),
+            Column::Text(b) => {
+                b.append_value(v);
+                Ok(())
+            }
             Column::Name(b) => {
                 if self.chain == Chain::InVariant {
                     self.trail.push(v);
@@ -248,7 +255,10 @@ impl<'c> ser::Serializer for Filler<'c> {
 
     fn serialize_bytes(self, v: &[u8]) -> Result<(), Misfit> {
         match self.column {
-            Column::Bytes(b) => Ok(b.append_value(v)),
+            Column::Bytes(b) => {
+                b.append_value(v);
+                Ok(())
+            }
             _ => Err(self.misfit("bytes")),
         }
     }
@@ -268,7 +278,10 @@ impl<'c> ser::Serializer for Filler<'c> {
 
     fn serialize_unit_struct(self, _: &'static str) -> Result<(), Misfit> {
         match self.column {
-            Column::Present(b) => Ok(b.append_value(true)),
+            Column::Present(b) => {
+                b.append_value(true);
+                Ok(())
+            }
             _ => Err(self.misfit("a unit struct")),
         }
     }
@@ -283,7 +296,10 @@ impl<'c> ser::Serializer for Filler<'c> {
             self.trail.push(variant);
         }
         match variant_column(self.column, index, variant)? {
-            Column::Present(b) => Ok(b.append_value(true)),
+            Column::Present(b) => {
+                b.append_value(true);
+                Ok(())
+            }
             other => Err(Misfit(format!(
                 "unit variant {variant} where the schema's shape has a {} column",
                 other.data_type()

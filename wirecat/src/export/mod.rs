@@ -110,16 +110,28 @@ struct Rows {
     joined: ValueColumn,
     also_joined: StringBuilder,
     error: StringBuilder,
-    /// The key of each address in `src` and `dst` (by column) this batch.
-    addresses: HashMap<(SocketAddr, u8), i32>,
     len: usize,
 }
 
-/// An address column.
+/// An address column: each address written as text once per batch.
+#[derive(Default)]
 struct Addresses {
     names: Names,
-    /// Which column it is, in the index of addresses.
-    id: u8,
+    /// The key of each address in `names` this batch.
+    keys: HashMap<SocketAddr, i32>,
+}
+
+impl Addresses {
+    fn append(&mut self, address: SocketAddr) {
+        let known = self.keys.get(&address).copied();
+        let key = self.names.append_keyed(known, || address.to_string());
+        self.keys.insert(address, key);
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, String> {
+        self.keys.clear();
+        self.names.finish()
+    }
 }
 
 impl Rows {
@@ -127,14 +139,8 @@ impl Rows {
         Rows {
             frame: UInt64Builder::new(),
             time: TimestampMicrosecondBuilder::new().with_timezone("+00:00"),
-            src: Addresses {
-                names: Names::new(),
-                id: 0,
-            },
-            dst: Addresses {
-                names: Names::new(),
-                id: 1,
-            },
+            src: Addresses::default(),
+            dst: Addresses::default(),
             from: Names::new(),
             transport: Names::new(),
             bytes: UInt32Builder::new(),
@@ -145,7 +151,6 @@ impl Rows {
             joined: ValueColumn::new(&P::joined_shape()),
             also_joined: StringBuilder::new(),
             error: StringBuilder::new(),
-            addresses: HashMap::new(),
             len: 0,
         }
     }
@@ -184,12 +189,8 @@ impl Rows {
         let (src, dst) = m.key.endpoints(m.from_client);
         self.frame.append_value(m.frame);
         self.time.append_value(m.time.as_micros() as i64);
-        // Each address written as text once per batch.
-        for (column, address) in [(&mut self.src, src), (&mut self.dst, dst)] {
-            let known = self.addresses.get(&(address, column.id)).copied();
-            let key = column.names.append_keyed(known, || address.to_string());
-            self.addresses.insert((address, column.id), key);
-        }
+        self.src.append(src);
+        self.dst.append(dst);
         self.from
             .append_value(if m.from_client { "client" } else { "server" });
         self.transport
@@ -258,8 +259,8 @@ impl Rows {
         let columns: Vec<ArrayRef> = vec![
             Arc::new(self.frame.finish()),
             Arc::new(self.time.finish()),
-            self.src.names.finish()?,
-            self.dst.names.finish()?,
+            self.src.finish()?,
+            self.dst.finish()?,
             self.from.finish()?,
             self.transport.finish()?,
             Arc::new(self.bytes.finish()),
@@ -272,7 +273,6 @@ impl Rows {
             Arc::new(self.error.finish()),
         ];
         self.len = 0;
-        self.addresses.clear();
         RecordBatch::try_new(Arc::clone(schema), columns).map_err(|e| e.to_string())
     }
 }
