@@ -152,6 +152,59 @@ fn crate_and_dissector_join_the_same_payloads() {
         "the crate joins both payloads, on the datagram of their last missing parts"
     );
     dissector_joins_as_the_crate(&datagrams, &crate_payloads);
+    export_writes_both_payloads(&datagrams, &a, &b);
+}
+
+/// `wirecat export` writes both payloads the third datagram completes: the first in the typed
+/// `joined` column (its bytes binary), the second in `also_joined` (JSON text, bytes as hex),
+/// each with the frames of its pieces.
+fn export_writes_both_payloads(datagrams: &[Datagram], a: &[u8], b: &[u8]) {
+    use arrow_array::{Array, BinaryArray, ListArray, StringArray, StructArray, UInt64Array};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    let dir = std::env::temp_dir();
+    let id = std::process::id();
+    let pcap = dir.join(format!("wiregen-fragments-export-{id}.pcap"));
+    let out = dir.join(format!("wiregen-fragments-export-{id}.parquet"));
+    write_pcap(&pcap, datagrams);
+    let ports = wirecat::session::Ports {
+        udp: vec![17091],
+        tcp: vec![],
+    };
+    let packets = wirecat::capture::packets(std::fs::File::open(&pcap).unwrap()).unwrap();
+    let (tally, rows) =
+        wirecat::export::export::<Protocol, _>(packets, &ports, &out, || {}).unwrap();
+    assert_eq!((tally.messages, rows), (4, 4));
+    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&out).unwrap())
+        .unwrap()
+        .build()
+        .unwrap();
+    let batches: Vec<_> = reader.collect::<Result<_, _>>().unwrap();
+    let batch = &batches[0];
+    assert_eq!(batch.num_rows(), 4);
+    let column = |name: &str| batch.column_by_name(name).unwrap().clone();
+    // The third datagram (row 2) completes the first payload, from frames 1, 2, 3.
+    let joined = column("joined");
+    let joined = joined.as_any().downcast_ref::<StructArray>().unwrap();
+    let fragment = joined.column_by_name("SendFragment").unwrap();
+    let fragment = fragment.as_any().downcast_ref::<StructArray>().unwrap();
+    let data = fragment.column_by_name("data").unwrap();
+    let data = data.as_any().downcast_ref::<BinaryArray>().unwrap();
+    assert_eq!(data.value(2), a);
+    assert_eq!(joined.null_count(), 3, "rows 0, 1 and 3 complete nothing");
+    let from = column("joined_from");
+    let from = from.as_any().downcast_ref::<ListArray>().unwrap().value(2);
+    let from = from.as_any().downcast_ref::<UInt64Array>().unwrap();
+    assert_eq!(from.values().to_vec(), [1, 2, 3]);
+    // The second payload, in the same datagram, in `also_joined`; its pieces came reversed.
+    let also = column("also_joined");
+    let also = also.as_any().downcast_ref::<StringArray>().unwrap();
+    let also: serde_json::Value = serde_json::from_str(also.value(2)).unwrap();
+    assert_eq!(also[0]["joined_from"], serde_json::json!([3, 2, 1]));
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    assert_eq!(also[0]["joined"]["SendFragment"]["data"], hex.as_str());
+    assert_eq!(also[0]["joined"]["SendFragment"]["channel_id"], 1);
+    let _ = (std::fs::remove_file(&pcap), std::fs::remove_file(&out));
 }
 
 /// The dissector, in one pass and in two, shows the payloads the crate joined on the same
