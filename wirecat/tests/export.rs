@@ -53,6 +53,19 @@ fn duckdb(sql: &str) -> Vec<String> {
         .collect()
 }
 
+/// `wirecat export dnp` of the DNP capture to `out`; its standard output.
+fn export_dnp(out: &std::path::Path) -> String {
+    let (ok, stdout, err) = wirecat(&[
+        "export",
+        "dnp",
+        &capture("dnp.pcap"),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}{err}");
+    stdout
+}
+
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("wirecat-export-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -62,14 +75,7 @@ fn temp(name: &str) -> PathBuf {
 #[test]
 fn duckdb_reads_bytes_per_message_type_and_typed_fields() {
     let out = temp("dnp.parquet");
-    let (ok, stdout, err) = wirecat(&[
-        "export",
-        "dnp",
-        &capture("dnp.pcap"),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(ok, "{stdout}{err}");
+    let stdout = export_dnp(&out);
     assert!(stdout.contains("35 messages of 35 frames"), "{stdout}");
     let file = out.display();
     // The documented query: bytes per message type, per second.
@@ -132,14 +138,7 @@ fn several_captures_are_written_as_hive_partitions() {
 #[test]
 fn columns_are_typed_from_the_schema() {
     let out = temp("dnp-typed.parquet");
-    let (ok, stdout, err) = wirecat(&[
-        "export",
-        "dnp",
-        &capture("dnp.pcap"),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(ok, "{stdout}{err}");
+    export_dnp(&out);
     let file = out.display();
     let ack = duckdb(&format!(
         "SELECT value.body.ConnectionAck.result, typeof(value.body.ConnectionAck.result), \
@@ -159,14 +158,7 @@ fn columns_are_typed_from_the_schema() {
 fn standard_input_is_exported_as_the_file_is() {
     let from_file = temp("dnp-file.parquet");
     let from_stdin = temp("dnp-stdin.parquet");
-    let (ok, stdout, err) = wirecat(&[
-        "export",
-        "dnp",
-        &capture("dnp.pcap"),
-        "-o",
-        from_file.to_str().unwrap(),
-    ]);
-    assert!(ok, "{stdout}{err}");
+    export_dnp(&from_file);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_wirecat"))
         .args(["export", "dnp", "-", "-o", from_stdin.to_str().unwrap()])
         .stdin(std::fs::File::open(capture("dnp.pcap")).unwrap())
