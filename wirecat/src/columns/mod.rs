@@ -264,10 +264,11 @@ impl Column {
 }
 
 impl List {
-    /// Ends a row: its items are those added since the last.
-    fn end_row(&mut self, valid: bool) {
+    /// Ends a row with a value: its items are those added since the last (fewer than 2^31 in
+    /// a batch: the caller checked).
+    fn end_row(&mut self) {
         self.offsets.push(self.item.len() as i32);
-        self.valid.append(valid);
+        self.valid.append(true);
     }
 }
 

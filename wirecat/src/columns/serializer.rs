@@ -419,7 +419,7 @@ impl ser::SerializeSeq for Items<'_> {
                 "more than 2^31 list items in one batch of rows".into(),
             ));
         }
-        self.list.end_row(true);
+        self.list.end_row();
         Ok(())
     }
 }
