@@ -21,6 +21,8 @@
 
 #[path = "c_spike.rs"]
 mod c_spike;
+#[path = "dnp_session.rs"]
+mod dnp_session;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -62,6 +64,16 @@ fn tshark_run(pcap: &Path, lua: &[&Path], args: &[&str]) -> (f64, Vec<u8>) {
     assert!(out.status.success(), "tshark failed: {stderr}");
     assert!(!stderr.contains("Lua: Error"), "a Lua error: {stderr}");
     (elapsed, out.stdout)
+}
+
+/// Removes a capture the bench wrote, unless `WIREGEN_BENCH_KEEP` is set (then says where it is,
+/// to be read again by hand: `tshark -r <it> -X lua_script:…`).
+fn done_with(pcap: &Path) {
+    if std::env::var_os("WIREGEN_BENCH_KEEP").is_some() {
+        println!("kept {}", pcap.display());
+    } else {
+        let _ = std::fs::remove_file(pcap);
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -173,34 +185,6 @@ fn rtype_capture(n: usize) -> Vec<Datagram> {
         .collect()
 }
 
-fn dnp_capture(n: usize) -> Vec<Datagram> {
-    (0..n)
-        .map(|i| {
-            let c = dnp::Command {
-                body: dnp::CommandBody::LinkState(dnp::LinkState {
-                    // DNP numbers count modulo 65,535.
-                    number: (i % 65_535) as u16,
-                    link_id: 2,
-                    flags: dnp::LinkFlags(0),
-                    message: Cow::Borrowed(b"m"),
-                    values: (0..20)
-                        .map(|k| dnp::TypedValue {
-                            value: dnp::TypedValueValue::UInt32(dnp::UInt32Value {
-                                value: (i * 20 + k) as u32,
-                            }),
-                        })
-                        .collect(),
-                }),
-            };
-            Datagram {
-                src_port: 3413,
-                dst_port: 40000,
-                payload: c.encode().unwrap(),
-            }
-        })
-        .collect()
-}
-
 fn riptide_capture(n: usize) -> Vec<Datagram> {
     (0..n)
         .map(|i| {
@@ -223,33 +207,68 @@ fn riptide_capture(n: usize) -> Vec<Datagram> {
         .collect()
 }
 
-/// The field values both R-Type dissectors print, frame by frame, must be the same.
-fn check_same_fields(pcap: &Path, generated: &Path, hand: &Path) {
-    let fields = [
-        "rtype.command",
-        "rtype.flags.reliable",
-        "rtype.sequence",
-        "rtype.payload_size",
-        "rtype.checksum",
-        "rtype.checksum.status",
-        "rtype.req_login.username",
-        "rtype.c_input.input_mask.shoot",
-        "rtype.entity_state.entity_id",
-        "rtype.entity_state.x",
-        "rtype.entity_state.type",
-    ];
-    let mut args = vec!["-T", "fields", "-c", "2000"];
-    for f in &fields {
+/// The field values the generated and the hand-written dissector print, frame by frame, must be
+/// the same (`fields`, over the first `frames` frames).
+fn check_same_fields(pcap: &Path, generated: &Path, hand: &Path, fields: &[&str], frames: usize) {
+    let frames = frames.to_string();
+    let mut args = vec!["-T", "fields", "-c", &frames];
+    for f in fields {
         args.extend(["-e", f]);
     }
     let (_, a) = tshark_run(pcap, &[generated], &args);
     let (_, b) = tshark_run(pcap, &[hand], &args);
     assert!(a.len() > 2000, "the generated dissector printed fields");
-    assert!(
-        a == b,
-        "the hand-written R-Type dissector does not print the generated one's fields"
-    );
+    if a != b {
+        let (a, b) = (String::from_utf8_lossy(&a), String::from_utf8_lossy(&b));
+        let (n, (x, y)) = a
+            .lines()
+            .zip(b.lines())
+            .enumerate()
+            .find(|(_, (x, y))| x != y)
+            .unwrap_or((0, ("(lengths differ)", "")));
+        panic!(
+            "{} does not print the generated dissector's fields; frame {}:\n  generated: {x}\n  hand:      {y}",
+            hand.display(),
+            n + 1
+        );
+    }
 }
+
+/// The R-Type fields both R-Type dissectors must print alike.
+const RTYPE_FIELDS: [&str; 11] = [
+    "rtype.command",
+    "rtype.flags.reliable",
+    "rtype.sequence",
+    "rtype.payload_size",
+    "rtype.checksum",
+    "rtype.checksum.status",
+    "rtype.req_login.username",
+    "rtype.c_input.input_mask.shoot",
+    "rtype.entity_state.entity_id",
+    "rtype.entity_state.x",
+    "rtype.entity_state.type",
+];
+
+/// The DNP fields both DNP dissectors must print alike: every layer (commands, typed values,
+/// Link Updates typed by the Link States before them, joined long messages and link states).
+const DNP_FIELDS: [&str; 16] = [
+    "dnp.code",
+    "dnp.link_state.link_id",
+    "dnp.typed_value.type",
+    "dnp.link_update_link.link_id",
+    "dnp.indexed_value.index",
+    "dnp.u_int32_value.value",
+    "dnp.s_int16_value.value",
+    "dnp.float32_value.value",
+    "dnp.string_value.text",
+    "dnp.point3_s16_value.z",
+    "dnp.quaternion_f32_value.w",
+    "dnp.reliable_ack.number",
+    "dnp.long_reliable_message.number",
+    "dnp.long_reliable_message.chunk.joined",
+    "dnp.long_link_state.message_chunk.joined",
+    "dnp.link_values.value_count",
+];
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {
@@ -259,11 +278,15 @@ fn main() {
     let root = repo_root();
     let dir = std::env::temp_dir();
 
+    if std::env::var("WIREGEN_BENCH_ONLY").is_ok_and(|only| only == "dnp") {
+        dnp_layered(&root, n);
+        return;
+    }
     let rtype_pcap = dir.join("wiregen-bench-lua-rtype.pcap");
     write_pcap(&rtype_pcap, &rtype_capture(n));
     let generated = root.join("dissectors/rtype.lua");
     let hand = root.join("tests/benches/lua/hand_rtype.lua");
-    check_same_fields(&rtype_pcap, &generated, &hand);
+    check_same_fields(&rtype_pcap, &generated, &hand, &RTYPE_FIELDS, 2000);
     if std::env::var_os("WIREGEN_BENCH_C").is_some() {
         let modes: Vec<(&str, Vec<&str>)> = rtype_modes()
             .into_iter()
@@ -273,7 +296,7 @@ fn main() {
         return;
     }
     if std::env::var_os("WIREGEN_BENCH_PROFILE").is_some() {
-        profile(&rtype_pcap, &generated, &hand, &rtype_modes());
+        profile("R-Type", &rtype_pcap, &generated, &hand, &rtype_modes());
         return;
     }
     compare(
@@ -304,50 +327,89 @@ fn main() {
         ],
         &rtype_modes(),
     );
-    let _ = std::fs::remove_file(&rtype_pcap);
+    done_with(&rtype_pcap);
 
-    for (what, file, datagrams, fields) in [
-        (
-            "DNP (Link States of 20 values)",
-            "dnp",
-            dnp_capture(n),
-            vec!["-T", "fields", "-e", "dnp.u_int32_value.value"],
-        ),
-        (
-            "Riptide 2.1 (reliable messages)",
-            "riptide_2_1",
-            riptide_capture(n),
-            vec![
-                "-T",
-                "fields",
-                "-e",
-                "riptide_2_1.reliable_user_message.sequence_id",
-            ],
-        ),
-    ] {
-        let pcap = dir.join(format!("wiregen-bench-lua-{file}.pcap"));
-        write_pcap(&pcap, &datagrams);
-        compare(
-            what,
-            &pcap,
-            n,
-            &[
-                Reader {
-                    name: "bare tshark",
-                    lua: None,
-                    options: vec![],
-                },
-                Reader {
-                    name: "generated",
-                    lua: Some(root.join(format!("dissectors/{file}.lua"))),
-                    options: vec![],
-                },
-            ],
-            &modes(fields),
-        );
-        let _ = std::fs::remove_file(&pcap);
-    }
+    dnp_layered(&root, n);
+
+    let pcap = dir.join("wiregen-bench-lua-riptide.pcap");
+    write_pcap(&pcap, &riptide_capture(n));
+    compare(
+        "Riptide 2.1 (reliable messages)",
+        &pcap,
+        n,
+        &[
+            Reader {
+                name: "bare tshark",
+                lua: None,
+                options: vec![],
+            },
+            Reader {
+                name: "generated",
+                lua: Some(root.join("dissectors/riptide_2_1.lua")),
+                options: vec![],
+            },
+        ],
+        &modes(vec![
+            "-T",
+            "fields",
+            "-e",
+            "riptide_2_1.reliable_user_message.sequence_id",
+        ]),
+    );
+    done_with(&pcap);
     startup(&root);
+}
+
+/// The layered DNP session (`dnp_session.rs`) read by the generated DNP dissector (with its
+/// netcode analysis and without) and by the hand-written one, after checking both print the same
+/// fields over the whole capture.
+fn dnp_layered(root: &Path, n: usize) {
+    let pcap = std::env::temp_dir().join("wiregen-bench-lua-dnp.pcap");
+    write_pcap(&pcap, &dnp_session::capture(n));
+    let generated = root.join("dissectors/dnp.lua");
+    let hand = root.join("tests/benches/lua/hand_dnp.lua");
+    check_same_fields(&pcap, &generated, &hand, &DNP_FIELDS, n);
+    let modes = modes(vec![
+        "-T",
+        "fields",
+        "-e",
+        "dnp.code",
+        "-e",
+        "dnp.indexed_value.index",
+    ]);
+    if std::env::var_os("WIREGEN_BENCH_PROFILE").is_some() {
+        profile("DNP session", &pcap, &generated, &hand, &modes);
+        return;
+    }
+    compare(
+        "DNP session (layered: link updates typed by link states, long messages joined)",
+        &pcap,
+        n,
+        &[
+            Reader {
+                name: "bare tshark",
+                lua: None,
+                options: vec![],
+            },
+            Reader {
+                name: "dnp.lua",
+                lua: Some(generated.clone()),
+                options: vec!["-o", "dnp.analyze:TRUE"],
+            },
+            Reader {
+                name: "dnp.lua, analysis off",
+                lua: Some(generated),
+                options: vec!["-o", "dnp.analyze:FALSE"],
+            },
+            Reader {
+                name: "hand_dnp.lua",
+                lua: Some(hand),
+                options: vec![],
+            },
+        ],
+        &modes,
+    );
+    done_with(&pcap);
 }
 
 /// The three ways of reading a capture: summary lines, the full tree and `fields` (those
@@ -411,11 +473,11 @@ fn startup(root: &Path) {
 
 /// The R-Type capture read in each mode by bare tshark and each dissector under callgrind:
 /// instructions in all, above bare tshark, and (summary lines) the functions taking most.
-fn profile(pcap: &Path, generated: &Path, hand: &Path, modes: &[Mode]) {
+fn profile(what: &str, pcap: &Path, generated: &Path, hand: &Path, modes: &[Mode]) {
     let dir = std::env::temp_dir().join(format!("wiregen-profile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let run = |name: &str, lua: Option<&Path>, args: &[&str]| -> (u64, String) {
-        let out = dir.join(format!("callgrind.{name}"));
+        let out = dir.join(format!("callgrind.{name}.{}", args.len()));
         let tshark = tshark_command();
         let mut cmd = std::process::Command::new("valgrind");
         cmd.arg("--tool=callgrind")
@@ -453,11 +515,11 @@ fn profile(pcap: &Path, generated: &Path, hand: &Path, modes: &[Mode]) {
         let (bare, _) = run("bare", None, bare_args);
         let (gen, gen_text) = run("generated", Some(generated), &mode.args);
         let (hand_ir, hand_text) = run("hand", Some(hand), &mode.args);
-        println!("R-Type under callgrind, {}: instructions", mode.name);
-        println!("  bare tshark    {bare:>15}");
-        println!("  rtype.lua      {gen:>15}  (+{} above bare)", gen - bare);
+        println!("{what} under callgrind, {}: instructions", mode.name);
+        println!("  bare tshark  {bare:>15}");
+        println!("  generated    {gen:>15}  (+{} above bare)", gen - bare);
         println!(
-            "  hand_rtype.lua {hand_ir:>15}  (+{} above bare)",
+            "  hand-written {hand_ir:>15}  (+{} above bare)",
             hand_ir - bare
         );
         println!(
@@ -468,7 +530,10 @@ fn profile(pcap: &Path, generated: &Path, hand: &Path, modes: &[Mode]) {
         if k > 0 {
             continue;
         }
-        for (name, text) in [("rtype.lua", gen_text), ("hand_rtype.lua", hand_text)] {
+        for (name, text) in [
+            ("the generated dissector", gen_text),
+            ("the hand-written one", hand_text),
+        ] {
             println!("\nTop functions by own instructions with {name}:");
             let body = text
                 .lines()
@@ -480,5 +545,9 @@ fn profile(pcap: &Path, generated: &Path, hand: &Path, modes: &[Mode]) {
         }
         println!();
     }
-    let _ = std::fs::remove_dir_all(dir);
+    if std::env::var("WIREGEN_BENCH_PROFILE").is_ok_and(|v| v == "keep") {
+        println!("callgrind's files (summary lines) are in {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
