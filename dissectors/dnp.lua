@@ -388,11 +388,20 @@ end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
 -- the server is the side on the UDP ports preference.
-local function conversation_key(pinfo)
+local function conversation_key_of(pinfo)
   if is_server_port(pinfo.dst_port) then
     return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
   end
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+end
+
+-- The key and side of the message being dissected: worked out once per message (its joins,
+-- state and analysis all ask; each asking built it from two addresses), forgotten when the next
+-- message starts (dissect_protected).
+local CONVERSATION, CONVERSATION_SIDE = nil, nil
+local function conversation_key(pinfo)
+  if CONVERSATION == nil then CONVERSATION, CONVERSATION_SIDE = conversation_key_of(pinfo) end
+  return CONVERSATION, CONVERSATION_SIDE
 end
 
 -- A table that grows with the capture, bounded: entries keep their insertion order, and the
@@ -521,7 +530,13 @@ local JOIN_WAITING = 4096
 -- pinfo.private: "wiregen.id", "wiregen.bit" (first bit in the first byte) and "wiregen.bits".
 local APPS = DissectorTable.new("dnp.message_id", "Drag[en]gine Network Protocol message id", ftypes.UINT32, base.DEC, proto)
 
+-- Whether this message handed a payload to one (only then is pinfo.private read back).
+local APP_TRIED = false
+
 local function app_try(sub, pinfo, tree, id, bit, bits)
+  -- The application dissector names its message here.
+  pinfo.private["wiregen.info"] = ""
+  APP_TRIED = true
   pinfo.private["wiregen.id"] = tostring(id)
   pinfo.private["wiregen.bit"] = tostring(bit)
   pinfo.private["wiregen.bits"] = tostring(bits)
@@ -1410,20 +1425,27 @@ local function join_0(pinfo, tree, v)
         tree:add_proto_expert_info(E.evicted, fmt("%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far", JOIN_WAITING, evicted, join_parts_0.evicted))
       end
     end
-    if st.parts[seq] == nil then st.n = st.n + 1 end
+    if st.parts[seq] == nil then st.n = st.n + 1 else st.run_a = nil end
     if st.n > 4096 then
       tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
       bounded_remove(join_parts_0, key)
       return
     end
     st.parts[seq] = { first = has_bit(v.flags, 1), last = has_bit(v.flags, 2), v.chunk_raw }
-    -- Back to the first part and on to the last one, every part in between present.
+    -- Back to the first part and on to the last one, every part in between present. The
+    -- walk back from the part before this one, when it reached a first part and none was taken
+    -- out since (`run_a`, `run_b`), is not walked again: parts coming in order join in linear time.
     local a, b, steps = seq, seq, 0
-    while a ~= nil and not st.parts[a].first do
-      a = (a + 65534) % 65535
-      steps = steps + 1
-      if st.parts[a] == nil or steps > st.n then a = nil end
+    if st.run_a ~= nil and seq == (st.run_b + 1) % 65535 and not st.parts[seq].first then
+      a = st.run_a
+    else
+      while a ~= nil and not st.parts[a].first do
+        a = (a + 65534) % 65535
+        steps = steps + 1
+        if st.parts[a] == nil or steps > st.n then a = nil end
+      end
     end
+    if a ~= nil then st.run_a, st.run_b = a, seq end
     steps = 0
     while a ~= nil and b ~= nil and not st.parts[b].last do
       b = (b + 1) % 65535
@@ -1444,6 +1466,7 @@ local function join_0(pinfo, tree, v)
         if i == b then break end
         i = (i + 1) % 65535
       end
+      st.run_a = nil
       whole.s1 = table.concat(whole.s1)
       if st.n == 0 then bounded_remove(join_parts_0, key) end
       frame_joins_0[here] = whole
@@ -1555,20 +1578,27 @@ local function join_1(pinfo, tree, v)
         tree:add_proto_expert_info(E.evicted, fmt("%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far", JOIN_WAITING, evicted, join_parts_1.evicted))
       end
     end
-    if st.parts[seq] == nil then st.n = st.n + 1 end
+    if st.parts[seq] == nil then st.n = st.n + 1 else st.run_a = nil end
     if st.n > 4096 then
       tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
       bounded_remove(join_parts_1, key)
       return
     end
     st.parts[seq] = { first = has_bit(v.flags, 2), last = has_bit(v.flags, 4), v.message_chunk_raw, v.values_chunk_raw }
-    -- Back to the first part and on to the last one, every part in between present.
+    -- Back to the first part and on to the last one, every part in between present. The
+    -- walk back from the part before this one, when it reached a first part and none was taken
+    -- out since (`run_a`, `run_b`), is not walked again: parts coming in order join in linear time.
     local a, b, steps = seq, seq, 0
-    while a ~= nil and not st.parts[a].first do
-      a = (a + 65534) % 65535
-      steps = steps + 1
-      if st.parts[a] == nil or steps > st.n then a = nil end
+    if st.run_a ~= nil and seq == (st.run_b + 1) % 65535 and not st.parts[seq].first then
+      a = st.run_a
+    else
+      while a ~= nil and not st.parts[a].first do
+        a = (a + 65534) % 65535
+        steps = steps + 1
+        if st.parts[a] == nil or steps > st.n then a = nil end
+      end
     end
+    if a ~= nil then st.run_a, st.run_b = a, seq end
     steps = 0
     while a ~= nil and b ~= nil and not st.parts[b].last do
       b = (b + 1) % 65535
@@ -1590,6 +1620,7 @@ local function join_1(pinfo, tree, v)
         if i == b then break end
         i = (i + 1) % 65535
       end
+      st.run_a = nil
       whole.s1 = table.concat(whole.s1)
       whole.s2 = table.concat(whole.s2)
       if st.n == 0 then bounded_remove(join_parts_1, key) end
@@ -1820,14 +1851,13 @@ local verdict_records = {}
 local ANALYSIS_INDEX = 0
 
 -- Keeps `v`, the verdict of message `index` of `frame` (frames come in increasing order). Whole
--- numbers are written as Lua writes them (exact below 10^14); round trips, fractions of a
--- second, with every digit.
+-- numbers are written as integers, round trips (fractions of a second) with every digit, in one
+-- string.format each: a number concatenated is formatted as a float, several times the cost.
 local function keep_verdict(frame, index, v)
-  local record = "\n" .. frame .. ":" .. index .. ":" .. (v.lost or 0) .. "," .. (v.repeat_of or 0)
-    .. "," .. (v.retransmission and 1 or 0) .. "," .. (v.out_of_order and 1 or 0)
-    .. "," .. (v.before_first and 1 or 0) .. "," .. (v.ping_frame or 0)
-    .. "," .. fmt("%.17g", v.ping_rtt or 0)
-  for i = 1, #v, 2 do record = record .. "," .. v[i] .. "," .. fmt("%.17g", v[i + 1]) end
+  local record = string.format("\n%d:%d:%d,%d,%d,%d,%d,%d,%s", frame, index, v.lost or 0,
+    v.repeat_of or 0, v.retransmission and 1 or 0, v.out_of_order and 1 or 0,
+    v.before_first and 1 or 0, v.ping_frame or 0, v.ping_rtt and string.format("%.17g", v.ping_rtt) or "0")
+  for i = 1, #v, 2 do record = record .. string.format(",%d,%.17g", v[i], v[i + 1]) end
   if #verdict_records == 0 then verdict_chunk_first[#verdict_chunks + 1] = frame end
   verdict_records[#verdict_records + 1] = record .. ";"
   if #verdict_records == VERDICT_CHUNK then
@@ -2101,6 +2131,12 @@ local function show_analysis(verdict, tvb, root)
   return "[" .. table.concat(info, "] [") .. "] "
 end
 
+-- The message just dissected, analysed and shown: what dissect_protected calls, protected (a
+-- function of its own, not a closure made per message).
+local function analysis_step(tvb, pinfo, root)
+  return show_analysis(analysis_verdict(pinfo, root), tvb, root)
+end
+
 -- The analysis summed per conversation and direction, from the kept verdicts: a Listener on
 -- dnp frames and the text it prints (`tshark -z dnp,stats`; Statistics menu in
 -- Wireshark). Round trips count for the direction that sent what was acked or pinged.
@@ -2124,7 +2160,7 @@ local function analysis_stats()
   end
   local tap = Listener.new(nil, "dnp")
   function tap.packet(pinfo)
-    local conv, from = conversation_key(pinfo)
+    local conv, from = conversation_key_of(pinfo)
     local r = row(conv, from)
     r.datagrams = r.datagrams + 1
     local function add(v)
@@ -2196,20 +2232,22 @@ local function dissect_protected(tvb, pinfo, root)
   LISTS = {}
   REST_TAKEN = false
   INFO_SUFFIX = ""
-  -- An application dissector called on a payload names its message here.
-  pinfo.private["wiregen.info"] = ""
+  CONVERSATION = nil
+  APP_TRIED = false
   FACTS.seq, FACTS.nacks, FACTS.ping = false, 0, false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok and proto.prefs.analyze then
-    local shown, prefix = pcall(function() return show_analysis(analysis_verdict(pinfo, root), tvb, root) end)
+    local shown, prefix = pcall(analysis_step, tvb, pinfo, root)
     if shown then
       info = prefix .. info
     else
       root:add_proto_expert_info(E.internal, "netcode analysis error: " .. tostring(prefix))
     end
   end
-  local app = pinfo.private["wiregen.info"]
-  if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
+  if APP_TRIED then
+    local app = pinfo.private["wiregen.info"]
+    if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
+  end
   if ok then info = info .. INFO_SUFFIX end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))

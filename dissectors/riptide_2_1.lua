@@ -306,11 +306,20 @@ end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
 -- the server is the side on the UDP ports preference.
-local function conversation_key(pinfo)
+local function conversation_key_of(pinfo)
   if is_server_port(pinfo.dst_port) then
     return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
   end
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+end
+
+-- The key and side of the message being dissected: worked out once per message (its joins,
+-- state and analysis all ask; each asking built it from two addresses), forgotten when the next
+-- message starts (dissect_protected).
+local CONVERSATION, CONVERSATION_SIDE = nil, nil
+local function conversation_key(pinfo)
+  if CONVERSATION == nil then CONVERSATION, CONVERSATION_SIDE = conversation_key_of(pinfo) end
+  return CONVERSATION, CONVERSATION_SIDE
 end
 
 -- A table that grows with the capture, bounded: entries keep their insertion order, and the
@@ -382,7 +391,13 @@ end
 -- pinfo.private: "wiregen.id", "wiregen.bit" (first bit in the first byte) and "wiregen.bits".
 local APPS = DissectorTable.new("riptide_2_1.message_id", "Riptide 2.1 message id", ftypes.UINT32, base.DEC, proto)
 
+-- Whether this message handed a payload to one (only then is pinfo.private read back).
+local APP_TRIED = false
+
 local function app_try(sub, pinfo, tree, id, bit, bits)
+  -- The application dissector names its message here.
+  pinfo.private["wiregen.info"] = ""
+  APP_TRIED = true
   pinfo.private["wiregen.id"] = tostring(id)
   pinfo.private["wiregen.bit"] = tostring(bit)
   pinfo.private["wiregen.bits"] = tostring(bits)
@@ -843,14 +858,13 @@ local verdict_records = {}
 local ANALYSIS_INDEX = 0
 
 -- Keeps `v`, the verdict of message `index` of `frame` (frames come in increasing order). Whole
--- numbers are written as Lua writes them (exact below 10^14); round trips, fractions of a
--- second, with every digit.
+-- numbers are written as integers, round trips (fractions of a second) with every digit, in one
+-- string.format each: a number concatenated is formatted as a float, several times the cost.
 local function keep_verdict(frame, index, v)
-  local record = "\n" .. frame .. ":" .. index .. ":" .. (v.lost or 0) .. "," .. (v.repeat_of or 0)
-    .. "," .. (v.retransmission and 1 or 0) .. "," .. (v.out_of_order and 1 or 0)
-    .. "," .. (v.before_first and 1 or 0) .. "," .. (v.ping_frame or 0)
-    .. "," .. fmt("%.17g", v.ping_rtt or 0)
-  for i = 1, #v, 2 do record = record .. "," .. v[i] .. "," .. fmt("%.17g", v[i + 1]) end
+  local record = string.format("\n%d:%d:%d,%d,%d,%d,%d,%d,%s", frame, index, v.lost or 0,
+    v.repeat_of or 0, v.retransmission and 1 or 0, v.out_of_order and 1 or 0,
+    v.before_first and 1 or 0, v.ping_frame or 0, v.ping_rtt and string.format("%.17g", v.ping_rtt) or "0")
+  for i = 1, #v, 2 do record = record .. string.format(",%d,%.17g", v[i], v[i + 1]) end
   if #verdict_records == 0 then verdict_chunk_first[#verdict_chunks + 1] = frame end
   verdict_records[#verdict_records + 1] = record .. ";"
   if #verdict_records == VERDICT_CHUNK then
@@ -1124,6 +1138,12 @@ local function show_analysis(verdict, tvb, root)
   return "[" .. table.concat(info, "] [") .. "] "
 end
 
+-- The message just dissected, analysed and shown: what dissect_protected calls, protected (a
+-- function of its own, not a closure made per message).
+local function analysis_step(tvb, pinfo, root)
+  return show_analysis(analysis_verdict(pinfo, root), tvb, root)
+end
+
 -- The analysis summed per conversation and direction, from the kept verdicts: a Listener on
 -- riptide_2_1 frames and the text it prints (`tshark -z riptide_2_1,stats`; Statistics menu in
 -- Wireshark). Round trips count for the direction that sent what was acked or pinged.
@@ -1147,7 +1167,7 @@ local function analysis_stats()
   end
   local tap = Listener.new(nil, "riptide_2_1")
   function tap.packet(pinfo)
-    local conv, from = conversation_key(pinfo)
+    local conv, from = conversation_key_of(pinfo)
     local r = row(conv, from)
     r.datagrams = r.datagrams + 1
     local function add(v)
@@ -1203,20 +1223,22 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
-  -- An application dissector called on a payload names its message here.
-  pinfo.private["wiregen.info"] = ""
+  CONVERSATION = nil
+  APP_TRIED = false
   FACTS.seq, FACTS.nacks, FACTS.ping = false, 0, false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok and proto.prefs.analyze then
-    local shown, prefix = pcall(function() return show_analysis(analysis_verdict(pinfo, root), tvb, root) end)
+    local shown, prefix = pcall(analysis_step, tvb, pinfo, root)
     if shown then
       info = prefix .. info
     else
       root:add_proto_expert_info(E.internal, "netcode analysis error: " .. tostring(prefix))
     end
   end
-  local app = pinfo.private["wiregen.info"]
-  if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
+  if APP_TRIED then
+    local app = pinfo.private["wiregen.info"]
+    if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
+  end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
     return "Riptide 2.1 [dissector error]"

@@ -385,11 +385,20 @@ end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
 -- the server is the side on the UDP ports preference.
-local function conversation_key(pinfo)
+local function conversation_key_of(pinfo)
   if is_server_port(pinfo.dst_port) then
     return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
   end
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+end
+
+-- The key and side of the message being dissected: worked out once per message (its joins,
+-- state and analysis all ask; each asking built it from two addresses), forgotten when the next
+-- message starts (dissect_protected).
+local CONVERSATION, CONVERSATION_SIDE = nil, nil
+local function conversation_key(pinfo)
+  if CONVERSATION == nil then CONVERSATION, CONVERSATION_SIDE = conversation_key_of(pinfo) end
+  return CONVERSATION, CONVERSATION_SIDE
 end
 
 -- A table that grows with the capture, bounded: entries keep their insertion order, and the
@@ -863,14 +872,13 @@ local verdict_records = {}
 local ANALYSIS_INDEX = 0
 
 -- Keeps `v`, the verdict of message `index` of `frame` (frames come in increasing order). Whole
--- numbers are written as Lua writes them (exact below 10^14); round trips, fractions of a
--- second, with every digit.
+-- numbers are written as integers, round trips (fractions of a second) with every digit, in one
+-- string.format each: a number concatenated is formatted as a float, several times the cost.
 local function keep_verdict(frame, index, v)
-  local record = "\n" .. frame .. ":" .. index .. ":" .. (v.lost or 0) .. "," .. (v.repeat_of or 0)
-    .. "," .. (v.retransmission and 1 or 0) .. "," .. (v.out_of_order and 1 or 0)
-    .. "," .. (v.before_first and 1 or 0) .. "," .. (v.ping_frame or 0)
-    .. "," .. fmt("%.17g", v.ping_rtt or 0)
-  for i = 1, #v, 2 do record = record .. "," .. v[i] .. "," .. fmt("%.17g", v[i + 1]) end
+  local record = string.format("\n%d:%d:%d,%d,%d,%d,%d,%d,%s", frame, index, v.lost or 0,
+    v.repeat_of or 0, v.retransmission and 1 or 0, v.out_of_order and 1 or 0,
+    v.before_first and 1 or 0, v.ping_frame or 0, v.ping_rtt and string.format("%.17g", v.ping_rtt) or "0")
+  for i = 1, #v, 2 do record = record .. string.format(",%d,%.17g", v[i], v[i + 1]) end
   if #verdict_records == 0 then verdict_chunk_first[#verdict_chunks + 1] = frame end
   verdict_records[#verdict_records + 1] = record .. ";"
   if #verdict_records == VERDICT_CHUNK then
@@ -1144,6 +1152,12 @@ local function show_analysis(verdict, tvb, root)
   return "[" .. table.concat(info, "] [") .. "] "
 end
 
+-- The message just dissected, analysed and shown: what dissect_protected calls, protected (a
+-- function of its own, not a closure made per message).
+local function analysis_step(tvb, pinfo, root)
+  return show_analysis(analysis_verdict(pinfo, root), tvb, root)
+end
+
 -- The analysis summed per conversation and direction, from the kept verdicts: a Listener on
 -- rtype frames and the text it prints (`tshark -z rtype,stats`; Statistics menu in
 -- Wireshark). Round trips count for the direction that sent what was acked or pinged.
@@ -1167,7 +1181,7 @@ local function analysis_stats()
   end
   local tap = Listener.new(nil, "rtype")
   function tap.packet(pinfo)
-    local conv, from = conversation_key(pinfo)
+    local conv, from = conversation_key_of(pinfo)
     local r = row(conv, from)
     r.datagrams = r.datagrams + 1
     local function add(v)
@@ -1362,10 +1376,11 @@ end
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
   BAD_CHECKSUM = false
+  CONVERSATION = nil
   FACTS.seq, FACTS.nacks, FACTS.ping = false, 0, false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok and proto.prefs.analyze then
-    local shown, prefix = pcall(function() return show_analysis(analysis_verdict(pinfo, root), tvb, root) end)
+    local shown, prefix = pcall(analysis_step, tvb, pinfo, root)
     if shown then
       info = prefix .. info
     else

@@ -366,7 +366,13 @@ local INFO_TAIL = ""
 -- pinfo.private: "wiregen.id", "wiregen.bit" (first bit in the first byte) and "wiregen.bits".
 local APPS = DissectorTable.new("{{ name }}.message_id", "{{ title }} message id", ftypes.UINT32, base.DEC, proto)
 
+-- Whether this message handed a payload to one (only then is pinfo.private read back).
+local APP_TRIED = false
+
 local function app_try(sub, pinfo, tree, id, bit, bits)
+  -- The application dissector names its message here.
+  pinfo.private["wiregen.info"] = ""
+  APP_TRIED = true
   pinfo.private["wiregen.id"] = tostring(id)
   pinfo.private["wiregen.bit"] = tostring(bit)
   pinfo.private["wiregen.bits"] = tostring(bits)
@@ -603,9 +609,11 @@ local function dissect_protected(tvb, pinfo, root)
 {%- if has_checksums %}
   BAD_CHECKSUM = false
 {%- endif %}
+{%- if conversations %}
+  CONVERSATION = nil
+{%- endif %}
 {%- if app_points %}
-  -- An application dissector called on a payload names its message here.
-  pinfo.private["wiregen.info"] = ""
+  APP_TRIED = false
 {%- endif %}
 {%- if analysis.is_some() %}
   FACTS.seq, FACTS.nacks, FACTS.ping = false, 0, false
@@ -613,7 +621,7 @@ local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
 {%- if analysis.is_some() %}
   if ok and proto.prefs.analyze then
-    local shown, prefix = pcall(function() return show_analysis(analysis_verdict(pinfo, root), tvb, root) end)
+    local shown, prefix = pcall(analysis_step, tvb, pinfo, root)
     if shown then
       info = prefix .. info
     else
@@ -625,8 +633,10 @@ local function dissect_protected(tvb, pinfo, root)
   if ok then info = info .. INFO_TAIL end
 {%- endif %}
 {%- if app_points %}
-  local app = pinfo.private["wiregen.info"]
-  if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
+  if APP_TRIED then
+    local app = pinfo.private["wiregen.info"]
+    if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
+  end
 {%- endif %}
 {%- if has_joins %}
   if ok then info = info .. INFO_SUFFIX end

@@ -3,11 +3,20 @@
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
 -- the server is the side on the UDP ports preference.
-local function conversation_key(pinfo)
+local function conversation_key_of(pinfo)
   if is_server_port(pinfo.dst_port) then
     return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
   end
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+end
+
+-- The key and side of the message being dissected: worked out once per message (its joins,
+-- state and analysis all ask; each asking built it from two addresses), forgotten when the next
+-- message starts (dissect_protected).
+local CONVERSATION, CONVERSATION_SIDE = nil, nil
+local function conversation_key(pinfo)
+  if CONVERSATION == nil then CONVERSATION, CONVERSATION_SIDE = conversation_key_of(pinfo) end
+  return CONVERSATION, CONVERSATION_SIDE
 end
 {%- endif %}
 {%- if conversations || tcp_framing.is_some() %}

@@ -116,11 +116,20 @@ end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
 -- the server is the side on the UDP ports preference.
-local function conversation_key(pinfo)
+local function conversation_key_of(pinfo)
   if is_server_port(pinfo.dst_port) then
     return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
   end
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+end
+
+-- The key and side of the message being dissected: worked out once per message (its joins,
+-- state and analysis all ask; each asking built it from two addresses), forgotten when the next
+-- message starts (dissect_protected).
+local CONVERSATION, CONVERSATION_SIDE = nil, nil
+local function conversation_key(pinfo)
+  if CONVERSATION == nil then CONVERSATION, CONVERSATION_SIDE = conversation_key_of(pinfo) end
+  return CONVERSATION, CONVERSATION_SIDE
 end
 
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
@@ -289,6 +298,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  CONVERSATION = nil
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))

@@ -184,11 +184,20 @@ end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
 -- the server is the side on the UDP ports preference.
-local function conversation_key(pinfo)
+local function conversation_key_of(pinfo)
   if is_server_port(pinfo.dst_port) then
     return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
   end
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+end
+
+-- The key and side of the message being dissected: worked out once per message (its joins,
+-- state and analysis all ask; each asking built it from two addresses), forgotten when the next
+-- message starts (dissect_protected).
+local CONVERSATION, CONVERSATION_SIDE = nil, nil
+local function conversation_key(pinfo)
+  if CONVERSATION == nil then CONVERSATION, CONVERSATION_SIDE = conversation_key_of(pinfo) end
+  return CONVERSATION, CONVERSATION_SIDE
 end
 
 -- A table that grows with the capture, bounded: entries keep their insertion order, and the
@@ -385,20 +394,27 @@ local function join_0(pinfo, tree, v)
         tree:add_proto_expert_info(E.evicted, fmt("%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far", JOIN_WAITING, evicted, join_parts_0.evicted))
       end
     end
-    if st.parts[seq] == nil then st.n = st.n + 1 end
+    if st.parts[seq] == nil then st.n = st.n + 1 else st.run_a = nil end
     if st.n > 4096 then
       tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
       bounded_remove(join_parts_0, key)
       return
     end
     st.parts[seq] = { first = (v.index == 0), last = (v.index == (v.count - 1)), v.chunk_raw }
-    -- Back to the first part and on to the last one, every part in between present.
+    -- Back to the first part and on to the last one, every part in between present. The
+    -- walk back from the part before this one, when it reached a first part and none was taken
+    -- out since (`run_a`, `run_b`), is not walked again: parts coming in order join in linear time.
     local a, b, steps = seq, seq, 0
-    while a ~= nil and not st.parts[a].first do
-      a = (a + 65535) % 65536
-      steps = steps + 1
-      if st.parts[a] == nil or steps > st.n then a = nil end
+    if st.run_a ~= nil and seq == (st.run_b + 1) % 65536 and not st.parts[seq].first then
+      a = st.run_a
+    else
+      while a ~= nil and not st.parts[a].first do
+        a = (a + 65535) % 65536
+        steps = steps + 1
+        if st.parts[a] == nil or steps > st.n then a = nil end
+      end
     end
+    if a ~= nil then st.run_a, st.run_b = a, seq end
     steps = 0
     while a ~= nil and b ~= nil and not st.parts[b].last do
       b = (b + 1) % 65536
@@ -419,6 +435,7 @@ local function join_0(pinfo, tree, v)
         if i == b then break end
         i = (i + 1) % 65536
       end
+      st.run_a = nil
       whole.s1 = table.concat(whole.s1)
       if st.n == 0 then bounded_remove(join_parts_0, key) end
       frame_joins_0[here] = whole
@@ -690,6 +707,7 @@ end
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
   INFO_SUFFIX = ""
+  CONVERSATION = nil
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok then info = info .. INFO_SUFFIX end
   if not ok then

@@ -177,7 +177,13 @@ end
 -- pinfo.private: "wiregen.id", "wiregen.bit" (first bit in the first byte) and "wiregen.bits".
 local APPS = DissectorTable.new("tcp_framing.message_id", "TCP framing message id", ftypes.UINT32, base.DEC, proto)
 
+-- Whether this message handed a payload to one (only then is pinfo.private read back).
+local APP_TRIED = false
+
 local function app_try(sub, pinfo, tree, id, bit, bits)
+  -- The application dissector names its message here.
+  pinfo.private["wiregen.info"] = ""
+  APP_TRIED = true
   pinfo.private["wiregen.id"] = tostring(id)
   pinfo.private["wiregen.bit"] = tostring(bit)
   pinfo.private["wiregen.bits"] = tostring(bits)
@@ -310,11 +316,12 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
-  -- An application dissector called on a payload names its message here.
-  pinfo.private["wiregen.info"] = ""
+  APP_TRIED = false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
-  local app = pinfo.private["wiregen.info"]
-  if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
+  if APP_TRIED then
+    local app = pinfo.private["wiregen.info"]
+    if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
+  end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
     return "TCP framing [dissector error]"

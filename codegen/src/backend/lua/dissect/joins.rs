@@ -157,7 +157,9 @@ impl<'p> Dissect<'p> {
         c.line(format!("tree:add_proto_expert_info(E.evicted, fmt(\"%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far\", JOIN_WAITING, evicted, join_parts_{ji}.evicted))"));
         c.close("end");
         c.close("end");
-        c.line("if st.parts[seq] == nil then st.n = st.n + 1 end");
+        // A part numbered like one waiting replaces it: the walk kept below (`run_a`) may
+        // have passed through the old one, so it is walked again.
+        c.line("if st.parts[seq] == nil then st.n = st.n + 1 else st.run_a = nil end");
         c.open("if st.n > 4096 then");
         c.line("tree:add_proto_expert_info(E.reassembly, \"more than 4096 parts waiting to be joined; dropped\")");
         c.line(format!("bounded_remove(join_parts_{ji}, key)"));
@@ -167,13 +169,25 @@ impl<'p> Dissect<'p> {
             "st.parts[seq] = {{ first = {first}, last = {last}, {} }}",
             raws.join(", ")
         ));
-        c.line("-- Back to the first part and on to the last one, every part in between present.");
+        c.line(
+            "-- Back to the first part and on to the last one, every part in between present. The",
+        );
+        c.line("-- walk back from the part before this one, when it reached a first part and none was taken");
+        c.line("-- out since (`run_a`, `run_b`), is not walked again: parts coming in order join in linear time.");
         c.line("local a, b, steps = seq, seq, 0");
+        c.open(format!(
+            "if st.run_a ~= nil and seq == (st.run_b + 1) % {wrap} and not st.parts[seq].first then"
+        ));
+        c.line("a = st.run_a");
+        c.close("else");
+        c.depth += 1;
         c.open("while a ~= nil and not st.parts[a].first do");
         c.line(format!("a = (a + {}) % {wrap}", wrap - 1));
         c.line("steps = steps + 1");
         c.line("if st.parts[a] == nil or steps > st.n then a = nil end");
         c.close("end");
+        c.close("end");
+        c.line("if a ~= nil then st.run_a, st.run_b = a, seq end");
         c.line("steps = 0");
         c.open("while a ~= nil and b ~= nil and not st.parts[b].last do");
         c.line(format!("b = (b + 1) % {wrap}"));
@@ -308,6 +322,7 @@ fn join_whole(c: &mut Code, ji: usize, streams: usize, wrap: u64) {
     c.line("if i == b then break end");
     c.line(format!("i = (i + 1) % {wrap}"));
     c.close("end");
+    c.line("st.run_a = nil");
     for i in 1..=streams {
         c.line(format!("whole.s{i} = table.concat(whole.s{i})"));
     }
