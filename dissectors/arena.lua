@@ -43,6 +43,14 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_len = TreeItem.set_len
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -201,8 +209,8 @@ end
 
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  local item = tree_add(tree, tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
 end
 
@@ -248,20 +256,20 @@ local function dissect_PlayerMove(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "x", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
-  tree:add(F["arena.player_move.x"], bit_range(tvb, offset, 32), val)
+  tree_add(tree, F["arena.player_move.x"], bit_range(tvb, offset, 32), val)
   v.x = val
   offset = offset + 32
   -- y
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "y", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
-  tree:add(F["arena.player_move.y"], bit_range(tvb, offset, 32), val)
+  tree_add(tree, F["arena.player_move.y"], bit_range(tvb, offset, 32), val)
   v.y = val
   offset = offset + 32
   -- jumping: One bit.
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "jumping", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
-  item = tree:add(F["arena.player_move.jumping"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bit %d]", offset))
+  item = tree_add(tree, F["arena.player_move.jumping"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bit %d]", offset))
   offset = offset + 1
   INFO_TAIL = INFO_TAIL .. " " .. string.format("%g", v.x) .. "," .. string.format("%g", v.y)
   return offset, v
@@ -274,17 +282,17 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   -- length: VarULong byte count.
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "length", n + 8, limit - offset) end
-  if val == false then tree:add_proto_expert_info(E.too_large, "length: a variable-length integer longer than 64 bits") return nil end
-  tree:add(F["arena.chat.length"], bit_range(tvb, offset, n), val)
+  if val == false then tree_add_proto_expert_info(tree, E.too_large, "length: a variable-length integer longer than 64 bits") return nil end
+  tree_add(tree, F["arena.chat.length"], bit_range(tvb, offset, n), val)
   v.length = val:tonumber()
   offset = offset + n
   -- text: UTF-8.
   n = v.length
   if n < 0 or limit - offset < 8 * n then return truncated_bits(tree, tvb, offset, "text", 8 * n, limit - offset) end
   val = read_bit_bytes(tvb, offset, n)
-  item = tree:add(F["arena.chat.text"], bit_range(tvb, offset, 8 * n), val)
+  item = tree_add(tree, F["arena.chat.text"], bit_range(tvb, offset, 8 * n), val)
   v.text = val
-  if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  if not utf8_valid(val) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + 8 * n
   INFO_TAIL = INFO_TAIL .. " " .. "'" .. tostring(v.text) .. "'"
   return offset, v
@@ -296,30 +304,30 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   -- id: VarULong.
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "id", n + 8, limit - offset) end
-  if val == false then tree:add_proto_expert_info(E.too_large, "id: a variable-length integer longer than 64 bits") return nil end
-  tree:add(F["arena.entity.id"], bit_range(tvb, offset, n), val)
+  if val == false then tree_add_proto_expert_info(tree, E.too_large, "id: a variable-length integer longer than 64 bits") return nil end
+  tree_add(tree, F["arena.entity.id"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- kind
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "kind", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
-  item = tree:add(F["arena.entity.kind"], bit_range(tvb, offset, 8), val)
-  if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
+  item = tree_add(tree, F["arena.entity.kind"], bit_range(tvb, offset, 8), val)
+  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.kind = val
   offset = offset + 8
-  if VS_EntityKind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS_EntityKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   -- x: VarLong.
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "x", n + 8, limit - offset) end
-  if val == false then tree:add_proto_expert_info(E.too_large, "x: a variable-length integer longer than 64 bits") return nil end
+  if val == false then tree_add_proto_expert_info(tree, E.too_large, "x: a variable-length integer longer than 64 bits") return nil end
   val = zigzag64(val)
-  tree:add(F["arena.entity.x"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["arena.entity.x"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- y: VarLong.
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "y", n + 8, limit - offset) end
-  if val == false then tree:add_proto_expert_info(E.too_large, "y: a variable-length integer longer than 64 bits") return nil end
+  if val == false then tree_add_proto_expert_info(tree, E.too_large, "y: a variable-length integer longer than 64 bits") return nil end
   val = zigzag64(val)
-  tree:add(F["arena.entity.y"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["arena.entity.y"], bit_range(tvb, offset, n), val)
   offset = offset + n
   return offset, v
 end
@@ -331,17 +339,17 @@ local function dissect_Spawn(tvb, pinfo, tree, offset, limit)
   -- count: VarULong.
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "count", n + 8, limit - offset) end
-  if val == false then tree:add_proto_expert_info(E.too_large, "count: a variable-length integer longer than 64 bits") return nil end
-  tree:add(F["arena.spawn.count"], bit_range(tvb, offset, n), val)
+  if val == false then tree_add_proto_expert_info(tree, E.too_large, "count: a variable-length integer longer than 64 bits") return nil end
+  tree_add(tree, F["arena.spawn.count"], bit_range(tvb, offset, n), val)
   v.count = val:tonumber()
   offset = offset + n
   -- entities
   n = v.count
   for _ = 1, n do
-    sub = tree:add(tvb(floor(offset / 8), 0), "Entities: Entity")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Entities: Entity")
     nxt = dissect_Entity(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   end
   return offset, v
@@ -438,14 +446,14 @@ local function dissect_message(tvb, pinfo, root)
     name = "Spawn"
     offset = dissect_Spawn(tvb, pinfo, root, first, limit)
   else
-    root:add_proto_expert_info(E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
+    tree_add_proto_expert_info(root, E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
     return "Arena (a game on Riptide 2.1): unknown message " .. tostring(id)
   end
-  root:append_text(": " .. name)
+  tree_append_text(root, ": " .. name)
   if offset == nil then return name .. " [malformed]" end
   -- Only the zero padding of the last byte may follow.
   if limit - offset >= 8 or (limit > offset and read_bits(tvb, offset, limit - offset) ~= 0) then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bits after the message", limit - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bits after the message", limit - offset))
   end
   return name
 end
@@ -456,7 +464,7 @@ local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok then info = info .. INFO_TAIL end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Arena (a game on Riptide 2.1) [dissector error]"
   end
   return info
@@ -464,7 +472,7 @@ end
 
 function proto.dissector(tvb, pinfo, tree)
   pinfo.cols.protocol:set("ARENA")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   -- The transport's Info column names this message after its own summary ("Reliable: Chat").
   pinfo.private["wiregen.info"] = dissect_protected(tvb, pinfo, root)
   return tvb:len()

@@ -45,6 +45,19 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_generated = TreeItem.set_generated
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -84,7 +97,8 @@ local function parse_ranges(text)
 end
 
 local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
+  for i = 1, #server_port_ranges do
+    local r = server_port_ranges[i]
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
@@ -349,8 +363,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -469,11 +483,14 @@ local function bounded_evict(b, skip)
 end
 
 -- Conversation state: lists remembered by table, conversation and key (both sides read and
--- write the same lists: a DNP link announced by one side is updated by either). A frame keeps
--- what it read by frame number (computed when first dissected), so re-dissection, clicks and
--- two-pass analysis (tshark -2) show the same thing.
+-- write the same lists: a DNP link announced by one side is updated by either), found through
+-- `state_index[conv][t][key]`; `state_lists` holds them in the order they were announced, to
+-- evict the oldest past MAX_KEYS. A frame keeps what it read by table and frame number
+-- (computed when first dissected), so re-dissection, clicks and two-pass analysis (tshark -2)
+-- show the same thing.
 local MAX_KEYS = 65536
 local state_lists = bounded(MAX_KEYS)
+local state_index = {}
 local frame_lists = {}
 -- The list each table's reads use while a field with `state` is dissected.
 local LISTS = {}
@@ -481,26 +498,47 @@ local LISTS = {}
 local REST_TAKEN = false
 
 local function state_get(pinfo, t, key)
-  local k = t .. "|" .. tostring(key)
-  local fl = frame_lists[pinfo.number]
+  if key == nil then return nil end
+  local by_frame = frame_lists[t]
+  if by_frame == nil then
+    by_frame = {}
+    frame_lists[t] = by_frame
+  end
+  local frame = pinfo.number
+  local fl = by_frame[frame]
   if fl == nil then
     fl = {}
-    frame_lists[pinfo.number] = fl
+    by_frame[frame] = fl
   end
-  if fl[k] == nil then
-    local conv = conversation_key(pinfo)
-    fl[k] = state_lists.map[conv .. "|" .. k] or false
+  local got = fl[key]
+  if got == nil then
+    local of_conv = state_index[conversation_key(pinfo)]
+    local of_table = of_conv and of_conv[t]
+    got = of_table and of_table[key] or false
+    fl[key] = got
   end
-  return fl[k] or nil
+  return got or nil
 end
 
 local function state_set(pinfo, tree, t, key, list)
-  if pinfo.visited then return end
+  if pinfo.visited or key == nil then return end
   local conv = conversation_key(pinfo)
-  bounded_set(state_lists, conv .. "|" .. t .. "|" .. tostring(key), list)
+  local of_conv = state_index[conv]
+  if of_conv == nil then
+    of_conv = {}
+    state_index[conv] = of_conv
+  end
+  local of_table = of_conv[t]
+  if of_table == nil then
+    of_table = {}
+    of_conv[t] = of_table
+  end
+  of_table[key] = list
+  bounded_set(state_lists, conv .. "|" .. t .. "|" .. tostring(key), { conv, t, key })
   if state_lists.count > MAX_KEYS then
-    local evicted = bounded_evict(state_lists)
-    tree:add_proto_expert_info(E.evicted, fmt(
+    local evicted, where = bounded_evict(state_lists)
+    state_index[where[1]][where[2]][where[3]] = nil
+    tree_add_proto_expert_info(tree, E.evicted, fmt(
       "%d lists remembered: the oldest (%s) is forgotten; %d forgotten so far", MAX_KEYS, evicted, state_lists.evicted))
   end
 end
@@ -518,7 +556,7 @@ local INFO_SUFFIX = ""
 -- A part that came again after its payload was joined (its sender retransmitted it): shown as
 -- such, and the start of no second payload.
 local function join_retransmitted(tree, seq)
-  tree:add_proto_expert_info(E.rejoined, fmt("part %s came again after its payload was joined: a retransmission", tostring(seq)))
+  tree_add_proto_expert_info(tree, E.rejoined, fmt("part %s came again after its payload was joined: a retransmission", tostring(seq)))
 end
 
 -- Payloads of one join waiting for parts at once (by conversation, direction and key), as the
@@ -584,26 +622,25 @@ local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
   -- protocol_count
   if limit - offset < 2 then return truncated(tree, tvb, offset, "protocol_count", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.connection_request.protocol_count"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.connection_request.protocol_count"], range)
+  val = range_le_uint(range)
   v.protocol_count = val
   offset = offset + 2
   -- protocols: Supported protocols (only DNP1 exists).
   v.protocols = {}
   n = v.protocol_count
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("protocols: impossible count %d", n)) return nil end
-  local arr_protocols, arr_start_protocols, count_protocols = tree:add(tvb(offset, 0), "Protocols"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("protocols: impossible count %d", n)) return nil end
+  local arr_protocols, arr_start_protocols = tree_add(tree, tvb(offset, 0), string.format("Protocols (%d)", n)), offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_protocols, tvb, offset, "protocols", 2, limit - offset) end
     range = tvb(offset, 2)
-    item = arr_protocols:add_le(F["dnp.connection_request.protocols"], range)
-    val = range:le_uint()
+    item = tree_add_le(arr_protocols, F["dnp.connection_request.protocols"], range)
+    val = range_le_uint(range)
     v.protocols[#v.protocols + 1] = val
-    if VS_ProtocolVersion[val] == nil then item:add_proto_expert_info(E.unknown, fmt("protocols %d is not named by the schema", val)) end
+    if VS_ProtocolVersion[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("protocols %d is not named by the schema", val)) end
     offset = offset + 2
   end
-  arr_protocols:set_len(offset - arr_start_protocols)
-  arr_protocols:append_text(string.format(" (%d)", count_protocols))
+  tree_set_len(arr_protocols, offset - arr_start_protocols)
   return offset, v
 end
 
@@ -613,19 +650,19 @@ local function dissect_ConnectionAck(tvb, pinfo, tree, offset, limit)
   -- result
   if limit - offset < 1 then return truncated(tree, tvb, offset, "result", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["dnp.connection_ack.result"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["dnp.connection_ack.result"], range)
+  val = range_le_uint(range)
   v.result = val
-  if VS_ConnectResult[val] == nil then item:add_proto_expert_info(E.unknown, fmt("result %d is not named by the schema", val)) end
+  if VS_ConnectResult[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("result %d is not named by the schema", val)) end
   offset = offset + 1
   -- protocol: The chosen protocol (only when accepted).
   if (v.result == 0) then
     if limit - offset < 2 then return truncated(tree, tvb, offset, "protocol", 2, limit - offset) end
     range = tvb(offset, 2)
-    item = tree:add_le(F["dnp.connection_ack.protocol"], range)
-    val = range:le_uint()
+    item = tree_add_le(tree, F["dnp.connection_ack.protocol"], range)
+    val = range_le_uint(range)
     v.protocol = val
-    if VS_ProtocolVersion[val] == nil then item:add_proto_expert_info(E.unknown, fmt("protocol %d is not named by the schema", val)) end
+    if VS_ProtocolVersion[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("protocol %d is not named by the schema", val)) end
     offset = offset + 2
   end
   return offset, v
@@ -636,8 +673,8 @@ local function dissect_UnreliableMessage(tvb, pinfo, tree, offset, limit)
   -- data
   local app_first = offset
   n = limit - offset
-  item = tree:add(F["dnp.unreliable_message.data"], tvb(offset, n))
-  if n == 0 then item:set_text("Data: <empty>") end
+  item = tree_add(tree, F["dnp.unreliable_message.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
   offset = offset + n
   app_payload(tvb, pinfo, tree, 0, 8 * app_first, 8 * offset)
   return offset
@@ -649,15 +686,15 @@ local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
   -- number: Reliable number (one counter per direction, wraps with % 65535).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.reliable_message.number"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.reliable_message.number"], range)
+  val = range_le_uint(range)
   v.number = val
   offset = offset + 2
   -- data
   local app_first = offset
   n = limit - offset
-  item = tree:add(F["dnp.reliable_message.data"], tvb(offset, n))
-  if n == 0 then item:set_text("Data: <empty>") end
+  item = tree_add(tree, F["dnp.reliable_message.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
   offset = offset + n
   app_payload(tvb, pinfo, tree, 0, 8 * app_first, 8 * offset)
   -- What this message tells the netcode analysis.
@@ -667,56 +704,56 @@ end
 
 local function dissect_SInt8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
-  tree:add_le(F["dnp.s_int8_value.value"], tvb(offset, 1))
+  tree_add_le(tree, F["dnp.s_int8_value.value"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
 local function dissect_UInt8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
-  tree:add_le(F["dnp.u_int8_value.value"], tvb(offset, 1))
+  tree_add_le(tree, F["dnp.u_int8_value.value"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
 local function dissect_SInt16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
-  tree:add_le(F["dnp.s_int16_value.value"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.s_int16_value.value"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
 local function dissect_UInt16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
-  tree:add_le(F["dnp.u_int16_value.value"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.u_int16_value.value"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
 local function dissect_SInt32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
-  tree:add_le(F["dnp.s_int32_value.value"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.s_int32_value.value"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_UInt32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
-  tree:add_le(F["dnp.u_int32_value.value"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.u_int32_value.value"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_SInt64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
-  tree:add_le(F["dnp.s_int64_value.value"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.s_int64_value.value"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
 local function dissect_UInt64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
-  tree:add_le(F["dnp.u_int64_value.value"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.u_int64_value.value"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
@@ -726,22 +763,22 @@ local function dissect_Float16Value(tvb, pinfo, tree, offset, limit)
   -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
   range = tvb(offset, 2)
-  val = f16_from_bits(range:le_uint())
-  tree:add(F["dnp.float16_value.value"], range, val)
+  val = f16_from_bits(range_le_uint(range))
+  tree_add(tree, F["dnp.float16_value.value"], range, val)
   offset = offset + 2
   return offset
 end
 
 local function dissect_Float32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
-  tree:add_le(F["dnp.float32_value.value"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.float32_value.value"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_Float64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
-  tree:add_le(F["dnp.float64_value.value"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.float64_value.value"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
@@ -752,15 +789,15 @@ local function dissect_StringValue(tvb, pinfo, tree, offset, limit)
   -- length
   if limit - offset < 2 then return truncated(tree, tvb, offset, "length", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.string_value.length"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.string_value.length"], range)
+  val = range_le_uint(range)
   v.length = val
   offset = offset + 2
   -- text
   n = v.length
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of text, %d remain", n, limit - offset)) return nil end
-  item = tree:add_packet_field(F["dnp.string_value.text"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("length says %d bytes of text, %d remain", n, limit - offset)) return nil end
+  item = tree_add_packet_field(tree, F["dnp.string_value.text"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   return offset, v
 end
@@ -771,199 +808,199 @@ local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
   -- length
   if limit - offset < 2 then return truncated(tree, tvb, offset, "length", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.data_value.length"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.data_value.length"], range)
+  val = range_le_uint(range)
   v.length = val
   offset = offset + 2
   -- data
   n = v.length
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of data, %d remain", n, limit - offset)) return nil end
-  item = tree:add(F["dnp.data_value.data"], tvb(offset, n))
-  if n == 0 then item:set_text("Data: <empty>") end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("length says %d bytes of data, %d remain", n, limit - offset)) return nil end
+  item = tree_add(tree, F["dnp.data_value.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
   offset = offset + n
   return offset, v
 end
 
 local function dissect_Point2S8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  tree:add_le(F["dnp.point2_s8_value.x"], tvb(offset, 1))
+  tree_add_le(tree, F["dnp.point2_s8_value.x"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  tree:add_le(F["dnp.point2_s8_value.y"], tvb(offset, 1))
+  tree_add_le(tree, F["dnp.point2_s8_value.y"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
 local function dissect_Point2U8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  tree:add_le(F["dnp.point2_u8_value.x"], tvb(offset, 1))
+  tree_add_le(tree, F["dnp.point2_u8_value.x"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  tree:add_le(F["dnp.point2_u8_value.y"], tvb(offset, 1))
+  tree_add_le(tree, F["dnp.point2_u8_value.y"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
 local function dissect_Point2S16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree:add_le(F["dnp.point2_s16_value.x"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.point2_s16_value.x"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree:add_le(F["dnp.point2_s16_value.y"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.point2_s16_value.y"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
 local function dissect_Point2U16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree:add_le(F["dnp.point2_u16_value.x"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.point2_u16_value.x"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree:add_le(F["dnp.point2_u16_value.y"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.point2_u16_value.y"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
 local function dissect_Point2S32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["dnp.point2_s32_value.x"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.point2_s32_value.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["dnp.point2_s32_value.y"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.point2_s32_value.y"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_Point2U32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["dnp.point2_u32_value.x"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.point2_u32_value.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["dnp.point2_u32_value.y"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.point2_u32_value.y"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_Point2S64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree:add_le(F["dnp.point2_s64_value.x"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.point2_s64_value.x"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree:add_le(F["dnp.point2_s64_value.y"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.point2_s64_value.y"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
 local function dissect_Point2U64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree:add_le(F["dnp.point2_u64_value.x"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.point2_u64_value.x"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree:add_le(F["dnp.point2_u64_value.y"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.point2_u64_value.y"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
 local function dissect_Point3S8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  tree:add_le(F["dnp.point3_s8_value.x"], tvb(offset, 1))
+  tree_add_le(tree, F["dnp.point3_s8_value.x"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  tree:add_le(F["dnp.point3_s8_value.y"], tvb(offset, 1))
+  tree_add_le(tree, F["dnp.point3_s8_value.y"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "z", 1, limit - offset) end
-  tree:add_le(F["dnp.point3_s8_value.z"], tvb(offset, 1))
+  tree_add_le(tree, F["dnp.point3_s8_value.z"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
 local function dissect_Point3U8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  tree:add_le(F["dnp.point3_u8_value.x"], tvb(offset, 1))
+  tree_add_le(tree, F["dnp.point3_u8_value.x"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  tree:add_le(F["dnp.point3_u8_value.y"], tvb(offset, 1))
+  tree_add_le(tree, F["dnp.point3_u8_value.y"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "z", 1, limit - offset) end
-  tree:add_le(F["dnp.point3_u8_value.z"], tvb(offset, 1))
+  tree_add_le(tree, F["dnp.point3_u8_value.z"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
 local function dissect_Point3S16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree:add_le(F["dnp.point3_s16_value.x"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.point3_s16_value.x"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree:add_le(F["dnp.point3_s16_value.y"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.point3_s16_value.y"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  tree:add_le(F["dnp.point3_s16_value.z"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.point3_s16_value.z"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
 local function dissect_Point3U16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree:add_le(F["dnp.point3_u16_value.x"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.point3_u16_value.x"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree:add_le(F["dnp.point3_u16_value.y"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.point3_u16_value.y"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  tree:add_le(F["dnp.point3_u16_value.z"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.point3_u16_value.z"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
 local function dissect_Point3S32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["dnp.point3_s32_value.x"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.point3_s32_value.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["dnp.point3_s32_value.y"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.point3_s32_value.y"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  tree:add_le(F["dnp.point3_s32_value.z"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.point3_s32_value.z"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_Point3U32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["dnp.point3_u32_value.x"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.point3_u32_value.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["dnp.point3_u32_value.y"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.point3_u32_value.y"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  tree:add_le(F["dnp.point3_u32_value.z"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.point3_u32_value.z"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_Point3S64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree:add_le(F["dnp.point3_s64_value.x"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.point3_s64_value.x"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree:add_le(F["dnp.point3_s64_value.y"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.point3_s64_value.y"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
-  tree:add_le(F["dnp.point3_s64_value.z"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.point3_s64_value.z"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
 local function dissect_Point3U64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree:add_le(F["dnp.point3_u64_value.x"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.point3_u64_value.x"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree:add_le(F["dnp.point3_u64_value.y"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.point3_u64_value.y"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
-  tree:add_le(F["dnp.point3_u64_value.z"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.point3_u64_value.z"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
@@ -973,34 +1010,34 @@ local function dissect_Vector2F16Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   range = tvb(offset, 2)
-  val = f16_from_bits(range:le_uint())
-  tree:add(F["dnp.vector2_f16_value.x"], range, val)
+  val = f16_from_bits(range_le_uint(range))
+  tree_add(tree, F["dnp.vector2_f16_value.x"], range, val)
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   range = tvb(offset, 2)
-  val = f16_from_bits(range:le_uint())
-  tree:add(F["dnp.vector2_f16_value.y"], range, val)
+  val = f16_from_bits(range_le_uint(range))
+  tree_add(tree, F["dnp.vector2_f16_value.y"], range, val)
   offset = offset + 2
   return offset
 end
 
 local function dissect_Vector2F32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["dnp.vector2_f32_value.x"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.vector2_f32_value.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["dnp.vector2_f32_value.y"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.vector2_f32_value.y"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_Vector2F64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree:add_le(F["dnp.vector2_f64_value.x"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.vector2_f64_value.x"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree:add_le(F["dnp.vector2_f64_value.y"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.vector2_f64_value.y"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
@@ -1010,46 +1047,46 @@ local function dissect_Vector3F16Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   range = tvb(offset, 2)
-  val = f16_from_bits(range:le_uint())
-  tree:add(F["dnp.vector3_f16_value.x"], range, val)
+  val = f16_from_bits(range_le_uint(range))
+  tree_add(tree, F["dnp.vector3_f16_value.x"], range, val)
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   range = tvb(offset, 2)
-  val = f16_from_bits(range:le_uint())
-  tree:add(F["dnp.vector3_f16_value.y"], range, val)
+  val = f16_from_bits(range_le_uint(range))
+  tree_add(tree, F["dnp.vector3_f16_value.y"], range, val)
   offset = offset + 2
   -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   range = tvb(offset, 2)
-  val = f16_from_bits(range:le_uint())
-  tree:add(F["dnp.vector3_f16_value.z"], range, val)
+  val = f16_from_bits(range_le_uint(range))
+  tree_add(tree, F["dnp.vector3_f16_value.z"], range, val)
   offset = offset + 2
   return offset
 end
 
 local function dissect_Vector3F32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["dnp.vector3_f32_value.x"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.vector3_f32_value.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["dnp.vector3_f32_value.y"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.vector3_f32_value.y"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  tree:add_le(F["dnp.vector3_f32_value.z"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.vector3_f32_value.z"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_Vector3F64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree:add_le(F["dnp.vector3_f64_value.x"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.vector3_f64_value.x"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree:add_le(F["dnp.vector3_f64_value.y"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.vector3_f64_value.y"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
-  tree:add_le(F["dnp.vector3_f64_value.z"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.vector3_f64_value.z"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
@@ -1059,58 +1096,58 @@ local function dissect_QuaternionF16Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   range = tvb(offset, 2)
-  val = f16_from_bits(range:le_uint())
-  tree:add(F["dnp.quaternion_f16_value.x"], range, val)
+  val = f16_from_bits(range_le_uint(range))
+  tree_add(tree, F["dnp.quaternion_f16_value.x"], range, val)
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   range = tvb(offset, 2)
-  val = f16_from_bits(range:le_uint())
-  tree:add(F["dnp.quaternion_f16_value.y"], range, val)
+  val = f16_from_bits(range_le_uint(range))
+  tree_add(tree, F["dnp.quaternion_f16_value.y"], range, val)
   offset = offset + 2
   -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   range = tvb(offset, 2)
-  val = f16_from_bits(range:le_uint())
-  tree:add(F["dnp.quaternion_f16_value.z"], range, val)
+  val = f16_from_bits(range_le_uint(range))
+  tree_add(tree, F["dnp.quaternion_f16_value.z"], range, val)
   offset = offset + 2
   -- w
   if limit - offset < 2 then return truncated(tree, tvb, offset, "w", 2, limit - offset) end
   range = tvb(offset, 2)
-  val = f16_from_bits(range:le_uint())
-  tree:add(F["dnp.quaternion_f16_value.w"], range, val)
+  val = f16_from_bits(range_le_uint(range))
+  tree_add(tree, F["dnp.quaternion_f16_value.w"], range, val)
   offset = offset + 2
   return offset
 end
 
 local function dissect_QuaternionF32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["dnp.quaternion_f32_value.x"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.quaternion_f32_value.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["dnp.quaternion_f32_value.y"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.quaternion_f32_value.y"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  tree:add_le(F["dnp.quaternion_f32_value.z"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.quaternion_f32_value.z"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "w", 4, limit - offset) end
-  tree:add_le(F["dnp.quaternion_f32_value.w"], tvb(offset, 4))
+  tree_add_le(tree, F["dnp.quaternion_f32_value.w"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_QuaternionF64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree:add_le(F["dnp.quaternion_f64_value.x"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.quaternion_f64_value.x"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree:add_le(F["dnp.quaternion_f64_value.y"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.quaternion_f64_value.y"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
-  tree:add_le(F["dnp.quaternion_f64_value.z"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.quaternion_f64_value.z"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "w", 8, limit - offset) end
-  tree:add_le(F["dnp.quaternion_f64_value.w"], tvb(offset, 8))
+  tree_add_le(tree, F["dnp.quaternion_f64_value.w"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
@@ -1165,22 +1202,22 @@ local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
   -- type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["dnp.typed_value.type"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["dnp.typed_value.type"], range)
+  val = range_le_uint(range)
   v.type = val
-  if VS_ValueType[val] == nil then item:add_proto_expert_info(E.unknown, fmt("type %d is not named by the schema", val)) end
+  if VS_ValueType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("type %d is not named by the schema", val)) end
   offset = offset + 1
   -- value
   local tag_value = v.type
   local case_value = CASES_TypedValue_value[tag_value]
   if case_value ~= nil then
-    sub = tree:add(tvb(offset, 0), case_value[1])
+    sub = tree_add(tree, tvb(offset, 0), case_value[1])
     nxt = case_value[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("value: no case for tag %d", tag_value))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("value: no case for tag %d", tag_value))
     return nil
   end
   return offset, v
@@ -1193,58 +1230,57 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   -- number
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.link_state.number"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.link_state.number"], range)
+  val = range_le_uint(range)
   v.number = val
   offset = offset + 2
   -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.link_state.link_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.link_state.link_id"], range)
+  val = range_le_uint(range)
   v.link_id = val
   offset = offset + 2
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["dnp.link_state.flags"], range)
-  item:add_le(F["dnp.link_state.flags.read_only"], range)
+  item = tree_add_le(tree, F["dnp.link_state.flags"], range)
+  tree_add_le(item, F["dnp.link_state.flags.read_only"], range)
   offset = offset + 1
   -- message_len
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_len", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.link_state.message_len"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.link_state.message_len"], range)
+  val = range_le_uint(range)
   v.message_len = val
   offset = offset + 2
   -- message
   n = v.message_len
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("message_len says %d bytes of message, %d remain", n, limit - offset)) return nil end
-  item = tree:add(F["dnp.link_state.message"], tvb(offset, n))
-  if n == 0 then item:set_text("Message: <empty>") end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("message_len says %d bytes of message, %d remain", n, limit - offset)) return nil end
+  item = tree_add(tree, F["dnp.link_state.message"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Message: <empty>") end
   offset = offset + n
   -- value_count
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value_count", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.link_state.value_count"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.link_state.value_count"], range)
+  val = range_le_uint(range)
   v.value_count = val
   offset = offset + 2
   -- values
   v.values = {}
   n = v.value_count
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("values: impossible count %d", n)) return nil end
-  local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
+  local arr_values, arr_start_values = tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_values:add(tvb(offset, 0), "Values: TypedValue")
+    sub = tree_add(arr_values, tvb(offset, 0), "Values: TypedValue")
     nxt, val = dissect_TypedValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     v.values[#v.values + 1] = val
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   end
-  arr_values:set_len(offset - arr_start_values)
-  arr_values:append_text(string.format(" (%d)", count_values))
+  tree_set_len(arr_values, offset - arr_start_values)
   -- Remember the link_types announced for this link_id.
   do
     local list = {}
@@ -1262,17 +1298,17 @@ local function dissect_ReliableAck(tvb, pinfo, tree, offset, limit)
   -- number
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.reliable_ack.number"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.reliable_ack.number"], range)
+  val = range_le_uint(range)
   v.number = val
   offset = offset + 2
   -- result
   if limit - offset < 1 then return truncated(tree, tvb, offset, "result", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["dnp.reliable_ack.result"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["dnp.reliable_ack.result"], range)
+  val = range_le_uint(range)
   v.result = val
-  if VS_AckResult[val] == nil then item:add_proto_expert_info(E.unknown, fmt("result %d is not named by the schema", val)) end
+  if VS_AckResult[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("result %d is not named by the schema", val)) end
   offset = offset + 1
   -- What this message tells the netcode analysis.
   fact_ack(0, v.number, 0, false)
@@ -1281,7 +1317,7 @@ end
 
 local function dissect_LinkId(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
-  tree:add_le(F["dnp.link_id.link_id"], tvb(offset, 2))
+  tree_add_le(tree, F["dnp.link_id.link_id"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -1293,22 +1329,22 @@ local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
   -- index
   if limit - offset < 2 then return truncated(tree, tvb, offset, "index", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.indexed_value.index"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.indexed_value.index"], range)
+  val = range_le_uint(range)
   v.index = val
   offset = offset + 2
   -- value
   local tag_value = list_item(1, v.index)
-  if tag_value == nil then tree:add_proto_expert_info(E.no_state, "value: its type is not in the list announced earlier") return nil end
+  if tag_value == nil then tree_add_proto_expert_info(tree, E.no_state, "value: its type is not in the list announced earlier") return nil end
   local case_value = CASES_TypedValue_value[tag_value]
   if case_value ~= nil then
-    sub = tree:add(tvb(offset, 0), case_value[1])
+    sub = tree_add(tree, tvb(offset, 0), case_value[1])
     nxt = case_value[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("value: no case for tag %d", tag_value))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("value: no case for tag %d", tag_value))
     return nil
   end
   return offset, v
@@ -1320,15 +1356,15 @@ local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
   -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.link_update_link.link_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.link_update_link.link_id"], range)
+  val = range_le_uint(range)
   v.link_id = val
   offset = offset + 2
   -- value_count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value_count", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["dnp.link_update_link.value_count"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.link_update_link.value_count"], range)
+  val = range_le_uint(range)
   v.value_count = val
   offset = offset + 1
   -- values: Typed by the list the link's Link State announced.
@@ -1337,26 +1373,26 @@ local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
   saved_values[1] = LISTS[1]
   LISTS[1] = state_get(pinfo, 1, v.link_id)
   if LISTS[1] == nil then
-    tree:add_proto_expert_info(E.no_state, fmt("values: no link_types list was announced for %s earlier in this direction; the rest is shown as bytes", tostring(v.link_id)))
+    tree_add_proto_expert_info(tree, E.no_state, fmt("values: no link_types list was announced for %s earlier in this direction; the rest is shown as bytes", tostring(v.link_id)))
     known_values = false
   end
   if known_values then
     n = v.value_count
-    if n < 0 then tree:add_proto_expert_info(E.length, fmt("values: impossible count %d", n)) return nil end
-    local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, 0
+    if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
+    local arr_values, arr_start_values, count_values = tree_add(tree, tvb(offset, 0), "Values"), offset, 0
     for _ = 1, n do
       count_values = count_values + 1
-      sub = arr_values:add(tvb(offset, 0), "Values: IndexedValue")
+      sub = tree_add(arr_values, tvb(offset, 0), "Values: IndexedValue")
       nxt = dissect_IndexedValue(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
-      sub:set_len(nxt - offset)
+      tree_set_len(sub, nxt - offset)
       offset = nxt
       if REST_TAKEN then break end
     end
-    arr_values:set_len(offset - arr_start_values)
-    arr_values:append_text(string.format(" (%d)", count_values))
+    tree_set_len(arr_values, offset - arr_start_values)
+    tree_append_text(arr_values, string.format(" (%d)", count_values))
   else
-    tree:add(F["dnp.link_update_link.values.unknown"], tvb(offset, limit - offset))
+    tree_add(tree, F["dnp.link_update_link.values.unknown"], tvb(offset, limit - offset))
     offset = limit
     REST_TAKEN = true
   end
@@ -1371,25 +1407,25 @@ local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
   -- link_count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "link_count", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["dnp.link_update.link_count"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.link_update.link_count"], range)
+  val = range_le_uint(range)
   v.link_count = val
   offset = offset + 1
   -- links
   n = v.link_count
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("links: impossible count %d", n)) return nil end
-  local arr_links, arr_start_links, count_links = tree:add(tvb(offset, 0), "Links"), offset, 0
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("links: impossible count %d", n)) return nil end
+  local arr_links, arr_start_links, count_links = tree_add(tree, tvb(offset, 0), "Links"), offset, 0
   for _ = 1, n do
     count_links = count_links + 1
-    sub = arr_links:add(tvb(offset, 0), "Links: LinkUpdateLink")
+    sub = tree_add(arr_links, tvb(offset, 0), "Links: LinkUpdateLink")
     nxt = dissect_LinkUpdateLink(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
     if REST_TAKEN then break end
   end
-  arr_links:set_len(offset - arr_start_links)
-  arr_links:append_text(string.format(" (%d)", count_links))
+  tree_set_len(arr_links, offset - arr_start_links)
+  tree_append_text(arr_links, string.format(" (%d)", count_links))
   return offset, v
 end
 
@@ -1422,12 +1458,12 @@ local function join_0(pinfo, tree, v)
       bounded_set(join_parts_0, key, st)
       if join_parts_0.count > JOIN_WAITING then
         local evicted = bounded_evict(join_parts_0)
-        tree:add_proto_expert_info(E.evicted, fmt("%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far", JOIN_WAITING, evicted, join_parts_0.evicted))
+        tree_add_proto_expert_info(tree, E.evicted, fmt("%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far", JOIN_WAITING, evicted, join_parts_0.evicted))
       end
     end
     if st.parts[seq] == nil then st.n = st.n + 1 else st.run_a = nil end
     if st.n > 4096 then
-      tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
+      tree_add_proto_expert_info(tree, E.reassembly, "more than 4096 parts waiting to be joined; dropped")
       bounded_remove(join_parts_0, key)
       return
     end
@@ -1475,13 +1511,13 @@ local function join_0(pinfo, tree, v)
   local whole = frame_joins_0[here]
   if whole == false then return join_retransmitted(tree, seq) end
   if whole == nil then return end
-  tree:add_proto_expert_info(E.joined, fmt("LongReliableMessage joined from %d parts", whole.count))
+  tree_add_proto_expert_info(tree, E.joined, fmt("LongReliableMessage joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [LongReliableMessage joined from %d parts]", whole.count)
   local sub
   if #whole.s1 > 0 then
     local wtvb = ByteArray.new(whole.s1, true):tvb("Joined chunk")
-    sub = tree:add(wtvb(), string.format("Joined chunk (%d bytes)", wtvb:len()))
-    sub:add(F["dnp.long_reliable_message.chunk.joined"], wtvb())
+    sub = tree_add(tree, wtvb(), string.format("Joined chunk (%d bytes)", wtvb:len()))
+    tree_add(sub, F["dnp.long_reliable_message.chunk.joined"], wtvb())
   end
 end
 
@@ -1491,23 +1527,23 @@ local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
   -- number
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.long_reliable_message.number"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.long_reliable_message.number"], range)
+  val = range_le_uint(range)
   v.number = val
   offset = offset + 2
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["dnp.long_reliable_message.flags"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["dnp.long_reliable_message.flags"], range)
+  val = range_le_uint(range)
   v.flags = val
-  item:add_le(F["dnp.long_reliable_message.flags.first"], range)
-  item:add_le(F["dnp.long_reliable_message.flags.last"], range)
+  tree_add_le(item, F["dnp.long_reliable_message.flags.first"], range)
+  tree_add_le(item, F["dnp.long_reliable_message.flags.last"], range)
   offset = offset + 1
   -- chunk
   n = limit - offset
-  item = tree:add(F["dnp.long_reliable_message.chunk"], tvb(offset, n))
-  if n == 0 then item:set_text("Chunk: <empty>") end
+  item = tree_add(tree, F["dnp.long_reliable_message.chunk"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Chunk: <empty>") end
   v.chunk = n -- bytes are kept as their length
   v.chunk_raw = tvb:raw(offset, n)
   offset = offset + n
@@ -1524,25 +1560,24 @@ local function dissect_LinkValues(tvb, pinfo, tree, offset, limit)
   -- value_count
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value_count", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.link_values.value_count"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.link_values.value_count"], range)
+  val = range_le_uint(range)
   v.value_count = val
   offset = offset + 2
   -- values
   v.values = {}
   n = v.value_count
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("values: impossible count %d", n)) return nil end
-  local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
+  local arr_values, arr_start_values = tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_values:add(tvb(offset, 0), "Values: TypedValue")
+    sub = tree_add(arr_values, tvb(offset, 0), "Values: TypedValue")
     nxt, val = dissect_TypedValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     v.values[#v.values + 1] = val
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   end
-  arr_values:set_len(offset - arr_start_values)
-  arr_values:append_text(string.format(" (%d)", count_values))
+  tree_set_len(arr_values, offset - arr_start_values)
   return offset, v
 end
 
@@ -1575,12 +1610,12 @@ local function join_1(pinfo, tree, v)
       bounded_set(join_parts_1, key, st)
       if join_parts_1.count > JOIN_WAITING then
         local evicted = bounded_evict(join_parts_1)
-        tree:add_proto_expert_info(E.evicted, fmt("%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far", JOIN_WAITING, evicted, join_parts_1.evicted))
+        tree_add_proto_expert_info(tree, E.evicted, fmt("%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far", JOIN_WAITING, evicted, join_parts_1.evicted))
       end
     end
     if st.parts[seq] == nil then st.n = st.n + 1 else st.run_a = nil end
     if st.n > 4096 then
-      tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
+      tree_add_proto_expert_info(tree, E.reassembly, "more than 4096 parts waiting to be joined; dropped")
       bounded_remove(join_parts_1, key)
       return
     end
@@ -1630,20 +1665,20 @@ local function join_1(pinfo, tree, v)
   local whole = frame_joins_1[here]
   if whole == false then return join_retransmitted(tree, seq) end
   if whole == nil then return end
-  tree:add_proto_expert_info(E.joined, fmt("LongLinkState joined from %d parts", whole.count))
+  tree_add_proto_expert_info(tree, E.joined, fmt("LongLinkState joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [LongLinkState joined from %d parts]", whole.count)
   local sub, nxt, val
   if #whole.s1 > 0 then
     local wtvb = ByteArray.new(whole.s1, true):tvb("Joined message_chunk")
-    sub = tree:add(wtvb(), string.format("Joined message_chunk (%d bytes)", wtvb:len()))
-    sub:add(F["dnp.long_link_state.message_chunk.joined"], wtvb())
+    sub = tree_add(tree, wtvb(), string.format("Joined message_chunk (%d bytes)", wtvb:len()))
+    tree_add(sub, F["dnp.long_link_state.message_chunk.joined"], wtvb())
   end
   if #whole.s2 > 0 then
     local wtvb = ByteArray.new(whole.s2, true):tvb("Joined values_chunk")
-    sub = tree:add(wtvb(), string.format("Joined values_chunk: LinkValues (%d bytes)", wtvb:len()))
+    sub = tree_add(tree, wtvb(), string.format("Joined values_chunk: LinkValues (%d bytes)", wtvb:len()))
     nxt, val = dissect_LinkValues(wtvb, pinfo, sub, 0, wtvb:len())
     if nxt ~= nil then
-      if nxt < wtvb:len() then sub:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the joined values_chunk", wtvb:len() - nxt)) end
+      if nxt < wtvb:len() then tree_add_proto_expert_info(sub, E.trailing, fmt("%d unexpected bytes after the joined values_chunk", wtvb:len() - nxt)) end
       -- Remember the link_types announced for this link_id.
       do
         local list = {}
@@ -1660,46 +1695,46 @@ local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
   -- number
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.long_link_state.number"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.long_link_state.number"], range)
+  val = range_le_uint(range)
   v.number = val
   offset = offset + 2
   -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.long_link_state.link_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.long_link_state.link_id"], range)
+  val = range_le_uint(range)
   v.link_id = val
   offset = offset + 2
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["dnp.long_link_state.flags"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["dnp.long_link_state.flags"], range)
+  val = range_le_uint(range)
   v.flags = val
-  item:add_le(F["dnp.long_link_state.flags.read_only"], range)
-  item:add_le(F["dnp.long_link_state.flags.first"], range)
-  item:add_le(F["dnp.long_link_state.flags.last"], range)
+  tree_add_le(item, F["dnp.long_link_state.flags.read_only"], range)
+  tree_add_le(item, F["dnp.long_link_state.flags.first"], range)
+  tree_add_le(item, F["dnp.long_link_state.flags.last"], range)
   offset = offset + 1
   -- message_chunk_len
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_chunk_len", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["dnp.long_link_state.message_chunk_len"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["dnp.long_link_state.message_chunk_len"], range)
+  val = range_le_uint(range)
   v.message_chunk_len = val
   offset = offset + 2
   -- message_chunk
   n = v.message_chunk_len
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("message_chunk_len says %d bytes of message_chunk, %d remain", n, limit - offset)) return nil end
-  item = tree:add(F["dnp.long_link_state.message_chunk"], tvb(offset, n))
-  if n == 0 then item:set_text("Message chunk: <empty>") end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("message_chunk_len says %d bytes of message_chunk, %d remain", n, limit - offset)) return nil end
+  item = tree_add(tree, F["dnp.long_link_state.message_chunk"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Message chunk: <empty>") end
   v.message_chunk = n -- bytes are kept as their length
   v.message_chunk_raw = tvb:raw(offset, n)
   offset = offset + n
   -- values_chunk: After reassembly: value_count u16 and typed values.
   n = limit - offset
-  item = tree:add(F["dnp.long_link_state.values_chunk"], tvb(offset, n))
-  if n == 0 then item:set_text("Values chunk: <empty>") end
+  item = tree_add(tree, F["dnp.long_link_state.values_chunk"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Values chunk: <empty>") end
   v.values_chunk = n -- bytes are kept as their length
   v.values_chunk_raw = tvb:raw(offset, n)
   offset = offset + n
@@ -1733,23 +1768,23 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   -- code
   if limit - offset < 1 then return truncated(tree, tvb, offset, "code", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["dnp.code"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["dnp.code"], range)
+  val = range_le_uint(range)
   v.code = val
-  if VS_CommandCode[val] == nil then item:add_proto_expert_info(E.unknown, fmt("code %d is not named by the schema", val)) end
+  if VS_CommandCode[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("code %d is not named by the schema", val)) end
   offset = offset + 1
   -- body
   local tag_body = v.code
   local case_body = CASES_Command_body[tag_body]
   if case_body ~= nil then
-    sub = tree:add(tvb(offset, 0), case_body[1])
+    sub = tree_add(tree, tvb(offset, 0), case_body[1])
     nxt = case_body[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body ~= 2 then
-    item = tree:add(F["dnp.body"], tvb(offset, limit - offset))
-    if limit - offset == 0 then item:set_text("Body: <empty>") end
+    item = tree_add(tree, F["dnp.body"], tvb(offset, limit - offset))
+    if limit - offset == 0 then tree_set_text(item, "Body: <empty>") end
     offset = limit
   end
   return offset, v
@@ -1925,13 +1960,15 @@ local function kept_verdicts(frame)
 end
 
 -- `raw` unwrapped to the number nearest `near` (the first of equally near ones), never below 0.
+-- (Distances compared without math.abs: a library call each.)
 local function analysis_unwrap(raw, near, wrap)
   local base = near - near % wrap
   local best = base + raw
   local below = best - wrap
-  if below >= 0 and math.abs(below - near) <= math.abs(best - near) then best = below end
+  local d_best = best >= near and best - near or near - best
+  if below >= 0 and near - below <= d_best then best, d_best = below, near - below end
   local above = base + raw + wrap
-  if math.abs(above - near) < math.abs(best - near) then best = above end
+  if above - near < d_best then best = above end
   return best
 end
 
@@ -1952,7 +1989,8 @@ local function new_analysis()
     st.channels[c] = {}
     for side = 1, 2 do
       -- `waiting` holds a reliable send's frame, `sent_at` its time.
-      st.channels[c][side] = { highest = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
+      -- `highest` is number * 65536 + part; `highest_n` its number.
+      st.channels[c][side] = { highest = nil, highest_n = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
         waiting = bounded(ANALYSIS_WINDOW), sent_at = {} }
     end
   end
@@ -1967,7 +2005,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   if d.highest == nil then
     number = FACTS.seq_n % wrap + wrap
   else
-    number = analysis_unwrap(FACTS.seq_n % wrap, math.floor(d.highest / 65536), wrap)
+    number = analysis_unwrap(FACTS.seq_n % wrap, d.highest_n, wrap)
   end
   local key = number * 65536 + part
   local first = d.seen.map[key]
@@ -1982,7 +2020,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
       -- Below the first place seen: no earlier datagram reported this gap.
       if key < d.first then verdict.before_first = true end
     else
-      local h, hp = math.floor(d.highest / 65536), d.highest % 65536
+      local h, hp = d.highest_n, d.highest % 65536
       local lost
       if number == h then
         lost = part - hp - 1
@@ -1994,7 +2032,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   end
   if d.first == nil then d.first = key end
   if d.highest == nil or key > d.highest then
-    d.highest, d.closed = key, FACTS.seq_last
+    d.highest, d.highest_n, d.closed = key, number, FACTS.seq_last
   end
   window_add(d.seen, key, frame, st)
   if FACTS.seq_rel then
@@ -2009,7 +2047,7 @@ local function analysis_ack(st, side, i, time, verdict)
   local wrap = WRAPS[FACTS.ack_ch[i] + 1]
   local d = st.channels[FACTS.ack_ch[i] + 1][side]
   if d.highest == nil then return end
-  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, math.floor(d.highest / 65536), wrap)
+  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, d.highest_n, wrap)
   local w = d.waiting
   local acked
   if FACTS.ack_cum[i] then
@@ -2031,7 +2069,9 @@ local function analysis_ack(st, side, i, time, verdict)
   elseif w.map[number * 65536 + FACTS.ack_part[i]] ~= nil then
     acked = { number * 65536 + FACTS.ack_part[i] }
   end
-  for _, k in ipairs(acked or {}) do
+  if acked == nil then return end
+  for j = 1, #acked do
+    local k = acked[j]
     verdict[#verdict + 1] = w.map[k]
     verdict[#verdict + 1] = time - d.sent_at[k]
     bounded_remove(w, k)
@@ -2075,7 +2115,7 @@ local function analysis_verdict(pinfo, root)
     bounded_set(analysed, conv, st)
     if analysed.count > MAX_ANALYSED then
       local evicted = bounded_evict(analysed)
-      root:add_proto_expert_info(E.evicted, fmt(
+      tree_add_proto_expert_info(root, E.evicted, fmt(
         "%d conversations analysed: the oldest (%s) is forgotten; %d forgotten so far", MAX_ANALYSED, evicted, analysed.evicted))
     end
   end
@@ -2085,49 +2125,59 @@ local function analysis_verdict(pinfo, root)
   if FACTS.seq then analysis_numbered(st, side, frame, time, verdict) end
   for i = 1, FACTS.nacks do analysis_ack(st, 3 - side, i, time, verdict) end
   if FACTS.ping then analysis_ping(st, side, frame, time, verdict) end
-  if next(verdict) == nil then return nil end
+  -- (before_first comes with out_of_order, retransmission with repeat_of, ping_rtt with ping_frame)
+  if #verdict == 0 and verdict.lost == nil and verdict.repeat_of == nil and not verdict.out_of_order
+      and verdict.ping_frame == nil then
+    return nil
+  end
   keep_verdict(frame, ANALYSIS_INDEX, verdict)
   return verdict
+end
+
+-- Adds a computed item (shown in brackets, as Wireshark shows what is not on the wire).
+local function add_generated(sub, field, value)
+  local item = tree_add(sub, field, value)
+  tree_set_generated(item)
 end
 
 -- The verdict under `root` as `dnp.analysis.*` fields and expert info; returns the Info
 -- column's prefix.
 local function show_analysis(verdict, tvb, root)
   if verdict == nil then return "" end
-  local t = root:add(A.analysis, tvb(0, 0))
-  t:set_generated()
+  local sub = tree_add(root, A.analysis, tvb(0, 0))
+  tree_set_generated(sub)
   local info = {}
   if verdict.lost ~= nil then
-    t:add(A.lost, verdict.lost):set_generated()
-    t:add_proto_expert_info(E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
+    add_generated(sub, A.lost, verdict.lost)
+    tree_add_proto_expert_info(sub, E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
     info[#info + 1] = fmt("LOST %d", verdict.lost)
   end
   if verdict.repeat_of ~= nil then
     if verdict.retransmission then
-      t:add(A.retransmission_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
+      add_generated(sub, A.retransmission_of, verdict.repeat_of)
+      tree_add_proto_expert_info(sub, E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
       info[#info + 1] = "RETRANSMISSION"
     else
-      t:add(A.duplicate_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
+      add_generated(sub, A.duplicate_of, verdict.repeat_of)
+      tree_add_proto_expert_info(sub, E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
       info[#info + 1] = "DUPLICATE"
     end
   end
   if verdict.out_of_order then
-    t:add(A.out_of_order, true):set_generated()
-    t:add_proto_expert_info(E.out_of_order, "Out of order: a later datagram came first")
+    add_generated(sub, A.out_of_order, true)
+    tree_add_proto_expert_info(sub, E.out_of_order, "Out of order: a later datagram came first")
     info[#info + 1] = "OUT OF ORDER"
   end
   for i = 1, #verdict, 2 do
-    t:add(A.acks_frame, verdict[i]):set_generated()
-    t:add(A.ack_rtt, verdict[i + 1] * 1000):set_generated()
+    add_generated(sub, A.acks_frame, verdict[i])
+    add_generated(sub, A.ack_rtt, verdict[i + 1] * 1000)
   end
   if verdict.ping_frame ~= nil then
-    t:add(A.ping_frame, verdict.ping_frame):set_generated()
-    t:add(A.ping_rtt, verdict.ping_rtt * 1000):set_generated()
+    add_generated(sub, A.ping_frame, verdict.ping_frame)
+    add_generated(sub, A.ping_rtt, verdict.ping_rtt * 1000)
   end
   if #info == 0 then return "" end
-  t:append_text(": " .. table.concat(info, ", "))
+  tree_append_text(sub, ": " .. table.concat(info, ", "))
   return "[" .. table.concat(info, "] [") .. "] "
 end
 
@@ -2198,6 +2248,7 @@ register_text_stat("stats", "Drag[en]gine Network Protocol netcode analysis", an
 -- A new capture (or a reload) starts with no conversation state.
 function proto.init()
   state_lists = bounded(MAX_KEYS)
+  state_index = {}
   frame_lists = {}
   join_parts_0 = bounded(JOIN_WAITING)
   frame_joins_0 = {}
@@ -2222,7 +2273,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Drag[en]gine Network Protocol [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return enum_name(VS_CommandCode, v.code, "Unknown (0x%02x)")
 end
@@ -2241,7 +2292,7 @@ local function dissect_protected(tvb, pinfo, root)
     if shown then
       info = prefix .. info
     else
-      root:add_proto_expert_info(E.internal, "netcode analysis error: " .. tostring(prefix))
+      tree_add_proto_expert_info(root, E.internal, "netcode analysis error: " .. tostring(prefix))
     end
   end
   if APP_TRIED then
@@ -2250,7 +2301,7 @@ local function dissect_protected(tvb, pinfo, root)
   end
   if ok then info = info .. INFO_SUFFIX end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Drag[en]gine Network Protocol [dissector error]"
   end
   return info
@@ -2280,7 +2331,7 @@ function proto.dissector(tvb, pinfo, tree)
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("DNP")
   ANALYSIS_INDEX = 0
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

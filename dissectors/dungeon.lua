@@ -43,6 +43,16 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_len = TreeItem.set_len
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -94,8 +104,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -135,16 +145,16 @@ end
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "character", 2, limit - offset) end
-  tree:add_le(F["dungeon.move.character"], tvb(offset, 2))
+  tree_add_le(tree, F["dungeon.move.character"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["dungeon.move.x"], tvb(offset, 4))
+  tree_add_le(tree, F["dungeon.move.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["dungeon.move.y"], tvb(offset, 4))
+  tree_add_le(tree, F["dungeon.move.y"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 1 then return truncated(tree, tvb, offset, "running", 1, limit - offset) end
-  tree:add(F["dungeon.move.running"], tvb(offset, 1))
+  tree_add(tree, F["dungeon.move.running"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -154,22 +164,22 @@ local function dissect_Say(tvb, pinfo, tree, offset, limit)
   local item, n
   -- text: u16 byte count, then UTF-8.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "text length", 2, limit - offset) end
-  tree:add_le(F["dungeon.say.text.length"], tvb(offset, 2))
+  tree_add_le(tree, F["dungeon.say.text.length"], tvb(offset, 2))
   n = tvb(offset, 2):le_uint()
   offset = offset + 2
   if limit - offset < n then return truncated(tree, tvb, offset, "text", n, limit - offset) end
-  item = tree:add_packet_field(F["dungeon.say.text"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["dungeon.say.text"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   return offset
 end
 
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "item_id", 4, limit - offset) end
-  tree:add_le(F["dungeon.item.item_id"], tvb(offset, 4))
+  tree_add_le(tree, F["dungeon.item.item_id"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 2 then return truncated(tree, tvb, offset, "count", 2, limit - offset) end
-  tree:add_le(F["dungeon.item.count"], tvb(offset, 2))
+  tree_add_le(tree, F["dungeon.item.count"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -178,23 +188,22 @@ end
 local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt
   if limit - offset < 2 then return truncated(tree, tvb, offset, "character", 2, limit - offset) end
-  tree:add_le(F["dungeon.inventory.character"], tvb(offset, 2))
+  tree_add_le(tree, F["dungeon.inventory.character"], tvb(offset, 2))
   offset = offset + 2
   -- items
   if limit - offset < 1 then return truncated(tree, tvb, offset, "items length", 1, limit - offset) end
-  tree:add_le(F["dungeon.inventory.items.length"], tvb(offset, 1))
+  tree_add_le(tree, F["dungeon.inventory.items.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("items: impossible count %d", n)) return nil end
-  local arr_items, arr_start_items, count_items = tree:add(tvb(offset, 0), "Items"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("items: impossible count %d", n)) return nil end
+  local arr_items, arr_start_items = tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_items:add(tvb(offset, limit - offset < 6 and limit - offset or 6), "Items: Item")
+    sub = tree_add(arr_items, tvb(offset, limit - offset < 6 and limit - offset or 6), "Items: Item")
     nxt = dissect_Item(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  arr_items:set_len(offset - arr_start_items)
-  arr_items:append_text(string.format(" (%d)", count_items))
+  tree_set_len(arr_items, offset - arr_start_items)
   return offset
 end
 
@@ -280,7 +289,7 @@ local function dissect_message(tvb, pinfo, root)
   -- The message starts with its id (the transport carries none).
   if size < 1 then return truncated(root, tvb, first, "message_id", 1, size) or "Dungeon (a game on DNP) [malformed]" end
   local id = tvb(first, 1):le_uint()
-  root:add_le(F["dungeon.message_id"], tvb(first, 1))
+  tree_add_le(root, F["dungeon.message_id"], tvb(first, 1))
   first, size = first + 1, size - 1
   local limit = first + size
   local offset, name
@@ -294,13 +303,13 @@ local function dissect_message(tvb, pinfo, root)
     name = "Inventory"
     offset = dissect_Inventory(tvb, pinfo, root, first, limit)
   else
-    root:add_proto_expert_info(E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
+    tree_add_proto_expert_info(root, E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
     return "Dungeon (a game on DNP): unknown message " .. tostring(id)
   end
-  root:append_text(": " .. name)
+  tree_append_text(root, ": " .. name)
   if offset == nil then return name .. " [malformed]" end
   if offset < limit then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", limit - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", limit - offset))
   end
   return name
 end
@@ -309,7 +318,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Dungeon (a game on DNP) [dissector error]"
   end
   return info
@@ -346,7 +355,7 @@ end
 function proto.dissector(tvb, pinfo, tree)
   if not claims(pinfo) then return 0 end
   pinfo.cols.protocol:set("DUNGEON")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   -- The transport's Info column names this message after its own summary ("Reliable: Chat").
   pinfo.private["wiregen.info"] = dissect_protected(tvb, pinfo, root)
   return tvb:len()

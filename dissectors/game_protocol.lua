@@ -45,6 +45,17 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_generated = TreeItem.set_generated
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_uint = TvbRange.uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -77,7 +88,8 @@ local function parse_ranges(text)
 end
 
 local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
+  for i = 1, #server_port_ranges do
+    local r = server_port_ranges[i]
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
@@ -318,15 +330,15 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  local item = tree_add(tree, tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
 end
 
@@ -495,7 +507,7 @@ local FN_PacketFlags = { { 1, "REL" }, { 2, "ACK" }, { 4, "FIN" }, { 8, "END" } 
 local function dissect_Init(tvb, pinfo, tree, offset, limit)
   -- salt: Chosen at random by the client.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "salt", 4, limit - offset) end
-  tree:add(F["game_protocol.init.salt"], tvb(offset, 4))
+  tree_add(tree, F["game_protocol.init.salt"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
@@ -504,7 +516,7 @@ end
 local function dissect_Challenge(tvb, pinfo, tree, offset, limit)
   -- pepper: Chosen at random by the server.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "pepper", 4, limit - offset) end
-  tree:add(F["game_protocol.challenge.pepper"], tvb(offset, 4))
+  tree_add(tree, F["game_protocol.challenge.pepper"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
@@ -513,7 +525,7 @@ end
 local function dissect_ChallengeResponse(tvb, pinfo, tree, offset, limit)
   -- seasoning: salt XOR pepper.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "seasoning", 4, limit - offset) end
-  tree:add(F["game_protocol.challenge_response.seasoning"], tvb(offset, 4))
+  tree_add(tree, F["game_protocol.challenge_response.seasoning"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
@@ -526,32 +538,32 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add(F["game_protocol.flags"], range)
-  val = range:uint()
+  item = tree_add(tree, F["game_protocol.flags"], range)
+  val = range_uint(range)
   v.flags = val
-  item:add(F["game_protocol.flags.rel"], range)
-  item:add(F["game_protocol.flags.ack"], range)
-  item:add(F["game_protocol.flags.fin"], range)
-  item:add(F["game_protocol.flags.end"], range)
+  tree_add(item, F["game_protocol.flags.rel"], range)
+  tree_add(item, F["game_protocol.flags.ack"], range)
+  tree_add(item, F["game_protocol.flags.fin"], range)
+  tree_add(item, F["game_protocol.flags.end"], range)
   offset = offset + 1
   -- chunk: Index of this chunk in its sequence.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "chunk", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["game_protocol.chunk"], range)
-  val = range:uint()
+  tree_add(tree, F["game_protocol.chunk"], range)
+  val = range_uint(range)
   v.chunk = val
   offset = offset + 1
   -- sequence: The sequence (payload) this chunk belongs to.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add(F["game_protocol.sequence"], range)
-  val = range:uint()
+  tree_add(tree, F["game_protocol.sequence"], range)
+  val = range_uint(range)
   v.sequence = val
   offset = offset + 2
   -- data: Up to 504 bytes of the sequence's payload.
   n = limit - offset
-  item = tree:add(F["game_protocol.data"], tvb(offset, n))
-  if n == 0 then item:set_text("Data: <empty>") end
+  item = tree_add(tree, F["game_protocol.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
   v.data = n -- bytes are kept as their length
   offset = offset + n
   -- What this message tells the netcode analysis.
@@ -569,17 +581,17 @@ local function dissect_Point(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "x", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
-  tree:add(F["game_protocol.point.x"], bit_range(tvb, offset, 32), val)
+  tree_add(tree, F["game_protocol.point.x"], bit_range(tvb, offset, 32), val)
   offset = offset + 32
   -- y
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "y", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
-  tree:add(F["game_protocol.point.y"], bit_range(tvb, offset, 32), val)
+  tree_add(tree, F["game_protocol.point.y"], bit_range(tvb, offset, 32), val)
   offset = offset + 32
   -- z
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "z", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
-  tree:add(F["game_protocol.point.z"], bit_range(tvb, offset, 32), val)
+  tree_add(tree, F["game_protocol.point.z"], bit_range(tvb, offset, 32), val)
   offset = offset + 32
   return offset
 end
@@ -588,42 +600,42 @@ local function dissect_Object(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}
   -- position
-  sub = tree:add(tvb(floor(offset / 8), 0), "Position: Point")
+  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Position: Point")
   nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(ceil8(nxt) - floor(offset / 8))
+  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
   offset = nxt
   -- kind
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "kind", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
-  item = tree:add(F["game_protocol.object.kind"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 0))
+  item = tree_add(tree, F["game_protocol.object.kind"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0))
   v.kind = val
   offset = offset + 1
-  if VS_ObjectKind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS_ObjectKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   -- breakable
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "breakable", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
-  item = tree:add(F["game_protocol.object.breakable"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bit %d]", offset))
+  item = tree_add(tree, F["game_protocol.object.breakable"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bit %d]", offset))
   v.breakable = val
   offset = offset + 1
   -- durability
   if v.breakable then
     if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "durability", 32, limit - offset) end
     val = f32_from_bits(read_bits(tvb, offset, 32))
-    tree:add(F["game_protocol.object.durability"], bit_range(tvb, offset, 32), val)
+    tree_add(tree, F["game_protocol.object.durability"], bit_range(tvb, offset, 32), val)
     offset = offset + 32
   end
   -- health
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "health", n, limit - offset) end
-  tree:add(F["game_protocol.object.health"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["game_protocol.object.health"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- max_health
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "max_health", n, limit - offset) end
-  tree:add(F["game_protocol.object.max_health"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["game_protocol.object.max_health"], bit_range(tvb, offset, n), val)
   offset = offset + n
   return offset, v
 end
@@ -632,63 +644,63 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}
   -- position
-  sub = tree:add(tvb(floor(offset / 8), 0), "Position: Point")
+  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Position: Point")
   nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(ceil8(nxt) - floor(offset / 8))
+  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
   offset = nxt
   -- movement
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "movement", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
-  item = tree:add(F["game_protocol.player.movement"], bit_range(tvb, offset, 8), val)
-  if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
+  item = tree_add(tree, F["game_protocol.player.movement"], bit_range(tvb, offset, 8), val)
+  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   offset = offset + 8
-  item:add(F["game_protocol.player.movement.north"], bit_range(tvb, offset - 8, 8), has_bit(val, 1))
-  item:add(F["game_protocol.player.movement.west"], bit_range(tvb, offset - 8, 8), has_bit(val, 2))
-  item:add(F["game_protocol.player.movement.south"], bit_range(tvb, offset - 8, 8), has_bit(val, 4))
-  item:add(F["game_protocol.player.movement.east"], bit_range(tvb, offset - 8, 8), has_bit(val, 8))
+  tree_add(item, F["game_protocol.player.movement.north"], bit_range(tvb, offset - 8, 8), has_bit(val, 1))
+  tree_add(item, F["game_protocol.player.movement.west"], bit_range(tvb, offset - 8, 8), has_bit(val, 2))
+  tree_add(item, F["game_protocol.player.movement.south"], bit_range(tvb, offset - 8, 8), has_bit(val, 4))
+  tree_add(item, F["game_protocol.player.movement.east"], bit_range(tvb, offset - 8, 8), has_bit(val, 8))
   -- is_holding
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "is_holding", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
-  item = tree:add(F["game_protocol.player.is_holding"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bit %d]", offset))
+  item = tree_add(tree, F["game_protocol.player.is_holding"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bit %d]", offset))
   v.is_holding = val
   offset = offset + 1
   -- holding
   if v.is_holding then
     val, n = read_rabbit(tvb, offset, limit, 2)
     if val == nil then return truncated_bits(tree, tvb, offset, "holding", n, limit - offset) end
-    tree:add(F["game_protocol.player.holding"], bit_range(tvb, offset, n), val)
+    tree_add(tree, F["game_protocol.player.holding"], bit_range(tvb, offset, n), val)
     offset = offset + n
   end
   -- is_breaking
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "is_breaking", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
-  item = tree:add(F["game_protocol.player.is_breaking"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bit %d]", offset))
+  item = tree_add(tree, F["game_protocol.player.is_breaking"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bit %d]", offset))
   v.is_breaking = val
   offset = offset + 1
   -- breaking
   if v.is_breaking then
     val, n = read_rabbit(tvb, offset, limit, 2)
     if val == nil then return truncated_bits(tree, tvb, offset, "breaking", n, limit - offset) end
-    tree:add(F["game_protocol.player.breaking"], bit_range(tvb, offset, n), val)
+    tree_add(tree, F["game_protocol.player.breaking"], bit_range(tvb, offset, n), val)
     offset = offset + n
   end
   -- owner
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "owner", n, limit - offset) end
-  tree:add(F["game_protocol.player.owner"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["game_protocol.player.owner"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- health
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "health", n, limit - offset) end
-  tree:add(F["game_protocol.player.health"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["game_protocol.player.health"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- max_health
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "max_health", n, limit - offset) end
-  tree:add(F["game_protocol.player.max_health"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["game_protocol.player.max_health"], bit_range(tvb, offset, n), val)
   offset = offset + n
   return offset, v
 end
@@ -699,26 +711,26 @@ local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
   -- variant
   if limit - offset < 2 then return truncated_bits(tree, tvb, offset, "variant", 2, limit - offset) end
   val = read_bits(tvb, offset, 2)
-  item = tree:add(F["game_protocol.entity_kind.variant"], bit_range(tvb, offset, 2), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 1))
+  item = tree_add(tree, F["game_protocol.entity_kind.variant"], bit_range(tvb, offset, 2), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 1))
   v.variant = val
   offset = offset + 2
   -- body
   local tag_body = v.variant
   if tag_body == 0 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Object")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Object")
     nxt = dissect_Object(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Player")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Player")
     nxt = dissect_Player(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   elseif tag_body ~= 2 then
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -729,13 +741,13 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   -- id
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "id", n, limit - offset) end
-  tree:add(F["game_protocol.entity.id"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["game_protocol.entity.id"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- kind
-  sub = tree:add(tvb(floor(offset / 8), 0), "Kind: EntityKind")
+  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Kind: EntityKind")
   nxt = dissect_EntityKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(ceil8(nxt) - floor(offset / 8))
+  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
   offset = nxt
   return offset
 end
@@ -746,16 +758,16 @@ local function dissect_Snapshot(tvb, pinfo, tree, offset, limit)
   -- count
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "count", n, limit - offset) end
-  tree:add(F["game_protocol.snapshot.count"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["game_protocol.snapshot.count"], bit_range(tvb, offset, n), val)
   v.count = val
   offset = offset + n
   -- entities
   n = v.count
   for _ = 1, n do
-    sub = tree:add(tvb(floor(offset / 8), 0), "Entities: Entity")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Entities: Entity")
     nxt = dissect_Entity(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   end
   return offset, v
@@ -766,8 +778,8 @@ local function dissect_GameOver(tvb, pinfo, tree, offset, limit)
   -- won: 0: the client lost, 1: it won.
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "won", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
-  item = tree:add(F["game_protocol.game_over.won"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bit %d]", offset))
+  item = tree_add(tree, F["game_protocol.game_over.won"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bit %d]", offset))
   offset = offset + 1
   return offset
 end
@@ -778,26 +790,26 @@ local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
   -- variant
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "variant", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
-  item = tree:add(F["game_protocol.event_kind.variant"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 0))
+  item = tree_add(tree, F["game_protocol.event_kind.variant"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0))
   v.variant = val
   offset = offset + 1
   -- body
   local tag_body = v.variant
   if tag_body == 0 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Snapshot")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Snapshot")
     nxt = dissect_Snapshot(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: GameOver")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: GameOver")
     nxt = dissect_GameOver(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -808,13 +820,13 @@ local function dissect_Event(tvb, pinfo, tree, offset, limit)
   -- time: Tick of the event.
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "time", n, limit - offset) end
-  tree:add(F["game_protocol.event.time"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["game_protocol.event.time"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- kind
-  sub = tree:add(tvb(floor(offset / 8), 0), "Kind: EventKind")
+  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Kind: EventKind")
   nxt = dissect_EventKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(ceil8(nxt) - floor(offset / 8))
+  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
   offset = nxt
   return offset
 end
@@ -825,15 +837,15 @@ local function dissect_Error(tvb, pinfo, tree, offset, limit)
   -- length
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "length", n, limit - offset) end
-  tree:add(F["game_protocol.error.length"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["game_protocol.error.length"], bit_range(tvb, offset, n), val)
   v.length = val
   offset = offset + n
   -- text
   n = v.length
   if n < 0 or limit - offset < 8 * n then return truncated_bits(tree, tvb, offset, "text", 8 * n, limit - offset) end
   val = read_bit_bytes(tvb, offset, n)
-  item = tree:add(F["game_protocol.error.text"], bit_range(tvb, offset, 8 * n), val)
-  if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  item = tree_add(tree, F["game_protocol.error.text"], bit_range(tvb, offset, 8 * n), val)
+  if not utf8_valid(val) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + 8 * n
   return offset, v
 end
@@ -843,13 +855,13 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   -- player
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "player", n, limit - offset) end
-  tree:add(F["game_protocol.connect.player"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["game_protocol.connect.player"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- snapshot
-  sub = tree:add(tvb(floor(offset / 8), 0), "Snapshot: Snapshot")
+  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Snapshot: Snapshot")
   nxt = dissect_Snapshot(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(ceil8(nxt) - floor(offset / 8))
+  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
   offset = nxt
   return offset
 end
@@ -860,26 +872,26 @@ local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
   -- variant
   if limit - offset < 2 then return truncated_bits(tree, tvb, offset, "variant", 2, limit - offset) end
   val = read_bits(tvb, offset, 2)
-  item = tree:add(F["game_protocol.response_kind.variant"], bit_range(tvb, offset, 2), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 1))
+  item = tree_add(tree, F["game_protocol.response_kind.variant"], bit_range(tvb, offset, 2), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 1))
   v.variant = val
   offset = offset + 2
   -- body
   local tag_body = v.variant
   if tag_body == 0 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Error")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Error")
     nxt = dissect_Error(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Connect")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Connect")
     nxt = dissect_Connect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   elseif tag_body ~= 1 then
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -890,13 +902,13 @@ local function dissect_Response(tvb, pinfo, tree, offset, limit)
   -- channel
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "channel", n, limit - offset) end
-  tree:add(F["game_protocol.response.channel"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["game_protocol.response.channel"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- kind
-  sub = tree:add(tvb(floor(offset / 8), 0), "Kind: ResponseKind")
+  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Kind: ResponseKind")
   nxt = dissect_ResponseKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(ceil8(nxt) - floor(offset / 8))
+  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
   offset = nxt
   return offset
 end
@@ -908,26 +920,26 @@ local function dissect_ServerMessage(tvb, pinfo, tree, offset, limit)
   -- variant
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "variant", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
-  item = tree:add(F["game_protocol.server_message.variant"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 0))
+  item = tree_add(tree, F["game_protocol.server_message.variant"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0))
   v.variant = val
   offset = offset + 1
   -- body
   local tag_body = v.variant
   if tag_body == 0 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Event")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Event")
     nxt = dissect_Event(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Response")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Response")
     nxt = dissect_Response(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -939,14 +951,14 @@ local function dissect_RequestKind(tvb, pinfo, tree, offset, limit)
   -- variant
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "variant", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
-  item = tree:add(F["game_protocol.request_kind.variant"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 0))
+  item = tree_add(tree, F["game_protocol.request_kind.variant"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0))
   v.variant = val
   offset = offset + 1
   -- body
   local tag_body = v.variant
   if not (tag_body == 0 or tag_body == 1) then
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -957,13 +969,13 @@ local function dissect_Request(tvb, pinfo, tree, offset, limit)
   -- channel
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "channel", n, limit - offset) end
-  tree:add(F["game_protocol.request.channel"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["game_protocol.request.channel"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- kind
-  sub = tree:add(tvb(floor(offset / 8), 0), "Kind: RequestKind")
+  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Kind: RequestKind")
   nxt = dissect_RequestKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(ceil8(nxt) - floor(offset / 8))
+  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
   offset = nxt
   return offset
 end
@@ -974,15 +986,15 @@ local function dissect_Break(tvb, pinfo, tree, offset, limit)
   -- is_breaking
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "is_breaking", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
-  item = tree:add(F["game_protocol.break.is_breaking"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bit %d]", offset))
+  item = tree_add(tree, F["game_protocol.break.is_breaking"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bit %d]", offset))
   v.is_breaking = val
   offset = offset + 1
   -- entity
   if v.is_breaking then
     val, n = read_rabbit(tvb, offset, limit, 2)
     if val == nil then return truncated_bits(tree, tvb, offset, "entity", n, limit - offset) end
-    tree:add(F["game_protocol.break.entity"], bit_range(tvb, offset, n), val)
+    tree_add(tree, F["game_protocol.break.entity"], bit_range(tvb, offset, n), val)
     offset = offset + n
   end
   return offset, v
@@ -991,10 +1003,10 @@ end
 local function dissect_Throw(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- target
-  sub = tree:add(tvb(floor(offset / 8), 0), "Target: Point")
+  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Target: Point")
   nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(ceil8(nxt) - floor(offset / 8))
+  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
   offset = nxt
   return offset
 end
@@ -1004,13 +1016,13 @@ local function dissect_Move(tvb, pinfo, tree, offset, limit)
   -- direction
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "direction", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
-  item = tree:add(F["game_protocol.move.direction"], bit_range(tvb, offset, 8), val)
-  if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
+  item = tree_add(tree, F["game_protocol.move.direction"], bit_range(tvb, offset, 8), val)
+  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   offset = offset + 8
-  item:add(F["game_protocol.move.direction.north"], bit_range(tvb, offset - 8, 8), has_bit(val, 1))
-  item:add(F["game_protocol.move.direction.west"], bit_range(tvb, offset - 8, 8), has_bit(val, 2))
-  item:add(F["game_protocol.move.direction.south"], bit_range(tvb, offset - 8, 8), has_bit(val, 4))
-  item:add(F["game_protocol.move.direction.east"], bit_range(tvb, offset - 8, 8), has_bit(val, 8))
+  tree_add(item, F["game_protocol.move.direction.north"], bit_range(tvb, offset - 8, 8), has_bit(val, 1))
+  tree_add(item, F["game_protocol.move.direction.west"], bit_range(tvb, offset - 8, 8), has_bit(val, 2))
+  tree_add(item, F["game_protocol.move.direction.south"], bit_range(tvb, offset - 8, 8), has_bit(val, 4))
+  tree_add(item, F["game_protocol.move.direction.east"], bit_range(tvb, offset - 8, 8), has_bit(val, 8))
   return offset
 end
 
@@ -1020,32 +1032,32 @@ local function dissect_Action(tvb, pinfo, tree, offset, limit)
   -- variant
   if limit - offset < 2 then return truncated_bits(tree, tvb, offset, "variant", 2, limit - offset) end
   val = read_bits(tvb, offset, 2)
-  item = tree:add(F["game_protocol.action.variant"], bit_range(tvb, offset, 2), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 1))
+  item = tree_add(tree, F["game_protocol.action.variant"], bit_range(tvb, offset, 2), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 1))
   v.variant = val
   offset = offset + 2
   -- body
   local tag_body = v.variant
   if tag_body == 0 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Break")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Break")
     nxt = dissect_Break(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Throw")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Throw")
     nxt = dissect_Throw(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Move")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Move")
     nxt = dissect_Move(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -1058,26 +1070,26 @@ local function dissect_ClientMessage(tvb, pinfo, tree, offset, limit)
   -- variant
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "variant", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
-  item = tree:add(F["game_protocol.client_message.variant"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 0))
+  item = tree_add(tree, F["game_protocol.client_message.variant"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0))
   v.variant = val
   offset = offset + 1
   -- body
   local tag_body = v.variant
   if tag_body == 0 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Request")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Request")
     nxt = dissect_Request(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Action")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Action")
     nxt = dissect_Action(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -1253,13 +1265,15 @@ local function kept_verdicts(frame)
 end
 
 -- `raw` unwrapped to the number nearest `near` (the first of equally near ones), never below 0.
+-- (Distances compared without math.abs: a library call each.)
 local function analysis_unwrap(raw, near, wrap)
   local base = near - near % wrap
   local best = base + raw
   local below = best - wrap
-  if below >= 0 and math.abs(below - near) <= math.abs(best - near) then best = below end
+  local d_best = best >= near and best - near or near - best
+  if below >= 0 and near - below <= d_best then best, d_best = below, near - below end
   local above = base + raw + wrap
-  if math.abs(above - near) < math.abs(best - near) then best = above end
+  if above - near < d_best then best = above end
   return best
 end
 
@@ -1280,7 +1294,8 @@ local function new_analysis()
     st.channels[c] = {}
     for side = 1, 2 do
       -- `waiting` holds a reliable send's frame, `sent_at` its time.
-      st.channels[c][side] = { highest = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
+      -- `highest` is number * 65536 + part; `highest_n` its number.
+      st.channels[c][side] = { highest = nil, highest_n = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
         waiting = bounded(ANALYSIS_WINDOW), sent_at = {} }
     end
   end
@@ -1295,7 +1310,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   if d.highest == nil then
     number = FACTS.seq_n % wrap + wrap
   else
-    number = analysis_unwrap(FACTS.seq_n % wrap, math.floor(d.highest / 65536), wrap)
+    number = analysis_unwrap(FACTS.seq_n % wrap, d.highest_n, wrap)
   end
   local key = number * 65536 + part
   local first = d.seen.map[key]
@@ -1310,7 +1325,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
       -- Below the first place seen: no earlier datagram reported this gap.
       if key < d.first then verdict.before_first = true end
     else
-      local h, hp = math.floor(d.highest / 65536), d.highest % 65536
+      local h, hp = d.highest_n, d.highest % 65536
       local lost
       if number == h then
         lost = part - hp - 1
@@ -1322,7 +1337,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   end
   if d.first == nil then d.first = key end
   if d.highest == nil or key > d.highest then
-    d.highest, d.closed = key, FACTS.seq_last
+    d.highest, d.highest_n, d.closed = key, number, FACTS.seq_last
   end
   window_add(d.seen, key, frame, st)
   if FACTS.seq_rel then
@@ -1337,7 +1352,7 @@ local function analysis_ack(st, side, i, time, verdict)
   local wrap = WRAPS[FACTS.ack_ch[i] + 1]
   local d = st.channels[FACTS.ack_ch[i] + 1][side]
   if d.highest == nil then return end
-  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, math.floor(d.highest / 65536), wrap)
+  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, d.highest_n, wrap)
   local w = d.waiting
   local acked
   if FACTS.ack_cum[i] then
@@ -1359,7 +1374,9 @@ local function analysis_ack(st, side, i, time, verdict)
   elseif w.map[number * 65536 + FACTS.ack_part[i]] ~= nil then
     acked = { number * 65536 + FACTS.ack_part[i] }
   end
-  for _, k in ipairs(acked or {}) do
+  if acked == nil then return end
+  for j = 1, #acked do
+    local k = acked[j]
     verdict[#verdict + 1] = w.map[k]
     verdict[#verdict + 1] = time - d.sent_at[k]
     bounded_remove(w, k)
@@ -1403,7 +1420,7 @@ local function analysis_verdict(pinfo, root)
     bounded_set(analysed, conv, st)
     if analysed.count > MAX_ANALYSED then
       local evicted = bounded_evict(analysed)
-      root:add_proto_expert_info(E.evicted, fmt(
+      tree_add_proto_expert_info(root, E.evicted, fmt(
         "%d conversations analysed: the oldest (%s) is forgotten; %d forgotten so far", MAX_ANALYSED, evicted, analysed.evicted))
     end
   end
@@ -1413,49 +1430,59 @@ local function analysis_verdict(pinfo, root)
   if FACTS.seq then analysis_numbered(st, side, frame, time, verdict) end
   for i = 1, FACTS.nacks do analysis_ack(st, 3 - side, i, time, verdict) end
   if FACTS.ping then analysis_ping(st, side, frame, time, verdict) end
-  if next(verdict) == nil then return nil end
+  -- (before_first comes with out_of_order, retransmission with repeat_of, ping_rtt with ping_frame)
+  if #verdict == 0 and verdict.lost == nil and verdict.repeat_of == nil and not verdict.out_of_order
+      and verdict.ping_frame == nil then
+    return nil
+  end
   keep_verdict(frame, ANALYSIS_INDEX, verdict)
   return verdict
+end
+
+-- Adds a computed item (shown in brackets, as Wireshark shows what is not on the wire).
+local function add_generated(sub, field, value)
+  local item = tree_add(sub, field, value)
+  tree_set_generated(item)
 end
 
 -- The verdict under `root` as `game_protocol.analysis.*` fields and expert info; returns the Info
 -- column's prefix.
 local function show_analysis(verdict, tvb, root)
   if verdict == nil then return "" end
-  local t = root:add(A.analysis, tvb(0, 0))
-  t:set_generated()
+  local sub = tree_add(root, A.analysis, tvb(0, 0))
+  tree_set_generated(sub)
   local info = {}
   if verdict.lost ~= nil then
-    t:add(A.lost, verdict.lost):set_generated()
-    t:add_proto_expert_info(E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
+    add_generated(sub, A.lost, verdict.lost)
+    tree_add_proto_expert_info(sub, E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
     info[#info + 1] = fmt("LOST %d", verdict.lost)
   end
   if verdict.repeat_of ~= nil then
     if verdict.retransmission then
-      t:add(A.retransmission_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
+      add_generated(sub, A.retransmission_of, verdict.repeat_of)
+      tree_add_proto_expert_info(sub, E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
       info[#info + 1] = "RETRANSMISSION"
     else
-      t:add(A.duplicate_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
+      add_generated(sub, A.duplicate_of, verdict.repeat_of)
+      tree_add_proto_expert_info(sub, E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
       info[#info + 1] = "DUPLICATE"
     end
   end
   if verdict.out_of_order then
-    t:add(A.out_of_order, true):set_generated()
-    t:add_proto_expert_info(E.out_of_order, "Out of order: a later datagram came first")
+    add_generated(sub, A.out_of_order, true)
+    tree_add_proto_expert_info(sub, E.out_of_order, "Out of order: a later datagram came first")
     info[#info + 1] = "OUT OF ORDER"
   end
   for i = 1, #verdict, 2 do
-    t:add(A.acks_frame, verdict[i]):set_generated()
-    t:add(A.ack_rtt, verdict[i + 1] * 1000):set_generated()
+    add_generated(sub, A.acks_frame, verdict[i])
+    add_generated(sub, A.ack_rtt, verdict[i + 1] * 1000)
   end
   if verdict.ping_frame ~= nil then
-    t:add(A.ping_frame, verdict.ping_frame):set_generated()
-    t:add(A.ping_rtt, verdict.ping_rtt * 1000):set_generated()
+    add_generated(sub, A.ping_frame, verdict.ping_frame)
+    add_generated(sub, A.ping_rtt, verdict.ping_rtt * 1000)
   end
   if #info == 0 then return "" end
-  t:append_text(": " .. table.concat(info, ", "))
+  tree_append_text(sub, ": " .. table.concat(info, ", "))
   return "[" .. table.concat(info, "] [") .. "] "
 end
 
@@ -1581,7 +1608,7 @@ local function evict_piece(root, why, skip)
   conversation_released(st.conv)
   local held = 0
   for _ in pairs(st.parts) do held = held + 1 end
-  root:add_proto_expert_info(E.evicted, fmt(
+  tree_add_proto_expert_info(root, E.evicted, fmt(
     "reassembly: the payload begun in frame %d (%d pieces held) is dropped %s; %d dropped so far",
     st.first, held, why, pieces.evicted))
 end
@@ -1624,7 +1651,7 @@ local function reassemble(tvb, pinfo, root, v)
       elseif earlier ~= piece then
         -- A retransmission repeats a piece; different bytes under the same index are reported
         -- and the first kept.
-        root:add_proto_expert_info(E.reassembly, fmt(
+        tree_add_proto_expert_info(root, E.reassembly, fmt(
           "piece %d again, with different bytes: the first one is kept", index))
       end
       if has_bit(v.flags, 4) then st.count = index + 1 end
@@ -1647,14 +1674,14 @@ local function reassemble(tvb, pinfo, root, v)
     end
   end
   if frame_rejoined[here] then
-    root:add_proto_expert_info(E.rejoined, fmt("piece %s came again after its payload was joined: a retransmission", tostring(index)))
+    tree_add_proto_expert_info(root, E.rejoined, fmt("piece %s came again after its payload was joined: a retransmission", tostring(index)))
     return ""
   end
   local whole = frame_wholes[pinfo.number]
   if whole == nil or #whole.data == 0 then return "" end
   local wtvb = ByteArray.new(whole.data, true):tvb("Reassembled payload")
-  local sub = root:add(wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
-  sub:add_proto_expert_info(E.joined, fmt("payload joined from %d pieces", whole.count))
+  local sub = tree_add(root, wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
+  tree_add_proto_expert_info(sub, E.joined, fmt("payload joined from %d pieces", whole.count))
   local size = wtvb:len()
   local nxt, name
   if whole.side == "client" then
@@ -1668,7 +1695,7 @@ local function reassemble(tvb, pinfo, root, v)
   end
   if nxt == nil then return " [" .. name .. ", malformed]" end
   if nxt < size then
-    sub:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
+    tree_add_proto_expert_info(sub, E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
   end
   return " [" .. name .. "]"
 end
@@ -1695,7 +1722,7 @@ local function dissect_message(tvb, pinfo, root)
     local offset = entry[1](tvb, pinfo, root, 0, tvb:len())
     if offset == nil then return entry[2] .. " [malformed]" end
     if offset < tvb:len() then
-      root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", tvb:len() - offset))
+      tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", tvb:len() - offset))
     end
     return entry[2]
   end
@@ -1713,7 +1740,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Game Protocol [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
   return flag_names(v.flags, FN_PacketFlags, "")
@@ -1733,11 +1760,11 @@ local function dissect_protected(tvb, pinfo, root)
     if shown then
       info = prefix .. info
     else
-      root:add_proto_expert_info(E.internal, "netcode analysis error: " .. tostring(prefix))
+      tree_add_proto_expert_info(root, E.internal, "netcode analysis error: " .. tostring(prefix))
     end
   end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Game Protocol [dissector error]"
   end
   return info
@@ -1767,7 +1794,7 @@ function proto.dissector(tvb, pinfo, tree)
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("GAME_PROTOCOL")
   ANALYSIS_INDEX = 0
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,17 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_len = TreeItem.set_len
+local range_uint = TvbRange.uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -100,8 +111,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -147,31 +158,31 @@ local function dissect_Greeting(tvb, pinfo, tree, offset, limit)
     if limit - offset < 2 then return truncated(tree, tvb, offset, "length", 2, limit - offset) end
     val, n = tvb(offset, 2):uint() - 32768, 2
   end
-  tree:add(F["lobby.greeting.length"], tvb(offset, n), val)
+  tree_add(tree, F["lobby.greeting.length"], tvb(offset, n), val)
   v.length = val
   offset = offset + n
   -- text
   n = v.length
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of text, %d remain", n, limit - offset)) return nil end
-  item = tree:add_packet_field(F["lobby.greeting.text"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  if n < 0 or limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("length says %d bytes of text, %d remain", n, limit - offset)) return nil end
+  item = tree_add_packet_field(tree, F["lobby.greeting.text"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
-  tree:add_le(F["lobby.greeting.value"], tvb(offset, 2))
+  tree_add_le(tree, F["lobby.greeting.value"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
 
 local function dissect_Room(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
-  tree:add_le(F["lobby.room.room_id"], tvb(offset, 4))
+  tree_add_le(tree, F["lobby.room.room_id"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 1 then return truncated(tree, tvb, offset, "players", 1, limit - offset) end
-  tree:add_le(F["lobby.room.players"], tvb(offset, 1))
+  tree_add_le(tree, F["lobby.room.players"], tvb(offset, 1))
   offset = offset + 1
   -- open: One byte in Riptide 2.0.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "open", 1, limit - offset) end
-  tree:add(F["lobby.room.open"], tvb(offset, 1))
+  tree_add(tree, F["lobby.room.open"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
@@ -186,21 +197,20 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
     if limit - offset < 2 then return truncated(tree, tvb, offset, "count", 2, limit - offset) end
     val, n = tvb(offset, 2):uint() - 32768, 2
   end
-  tree:add(F["lobby.room_list.count"], tvb(offset, n), val)
+  tree_add(tree, F["lobby.room_list.count"], tvb(offset, n), val)
   v.count = val
   offset = offset + n
   -- rooms
   n = v.count
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("rooms: impossible count %d", n)) return nil end
-  local arr_rooms, arr_start_rooms, count_rooms = tree:add(tvb(offset, 0), "Rooms"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("rooms: impossible count %d", n)) return nil end
+  local arr_rooms, arr_start_rooms = tree_add(tree, tvb(offset, 0), string.format("Rooms (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_rooms:add(tvb(offset, limit - offset < 6 and limit - offset or 6), "Rooms: Room")
+    sub = tree_add(arr_rooms, tvb(offset, limit - offset < 6 and limit - offset or 6), "Rooms: Room")
     nxt = dissect_Room(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  arr_rooms:set_len(offset - arr_start_rooms)
-  arr_rooms:append_text(string.format(" (%d)", count_rooms))
+  tree_set_len(arr_rooms, offset - arr_start_rooms)
   -- ready_count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ready_count", 1, limit - offset) end
   val, n = tvb(offset, 1):uint(), 1
@@ -208,19 +218,19 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
     if limit - offset < 2 then return truncated(tree, tvb, offset, "ready_count", 2, limit - offset) end
     val, n = tvb(offset, 2):uint() - 32768, 2
   end
-  tree:add(F["lobby.room_list.ready_count"], tvb(offset, n), val)
+  tree_add(tree, F["lobby.room_list.ready_count"], tvb(offset, n), val)
   v.ready_count = val
   offset = offset + n
   -- ready: Per player, 8 per byte.
   n = v.ready_count
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("ready: impossible count %d", n)) return nil end
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("ready: impossible count %d", n)) return nil end
   local packed = floor((n + 7) / 8)
   if limit - offset < packed then return truncated(tree, tvb, offset, "ready", packed, limit - offset) end
-  local arr_ready = tree:add(tvb(offset, packed), string.format("Ready (%d)", n))
+  local arr_ready = tree_add(tree, tvb(offset, packed), string.format("Ready (%d)", n))
   for i = 0, n - 1 do
     range = tvb(offset + floor(i / 8), 1)
-    val = floor(range:uint() / 2 ^ (i % 8)) % 2 == 1
-    arr_ready:add(F["lobby.room_list.ready"], range, val)
+    val = floor(range_uint(range) / 2 ^ (i % 8)) % 2 == 1
+    tree_add(arr_ready, F["lobby.room_list.ready"], range, val)
   end
   offset = offset + packed
   return offset, v
@@ -315,13 +325,13 @@ local function dissect_message(tvb, pinfo, root)
     name = "RoomList"
     offset = dissect_RoomList(tvb, pinfo, root, first, limit)
   else
-    root:add_proto_expert_info(E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
+    tree_add_proto_expert_info(root, E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
     return "Lobby (a game on Riptide 2.0): unknown message " .. tostring(id)
   end
-  root:append_text(": " .. name)
+  tree_append_text(root, ": " .. name)
   if offset == nil then return name .. " [malformed]" end
   if offset < limit then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", limit - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", limit - offset))
   end
   return name
 end
@@ -330,7 +340,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Lobby (a game on Riptide 2.0) [dissector error]"
   end
   return info
@@ -338,7 +348,7 @@ end
 
 function proto.dissector(tvb, pinfo, tree)
   pinfo.cols.protocol:set("LOBBY")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   -- The transport's Info column names this message after its own summary ("Reliable: Chat").
   pinfo.private["wiregen.info"] = dissect_protected(tvb, pinfo, root)
   return tvb:len()

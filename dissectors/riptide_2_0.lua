@@ -47,6 +47,18 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_generated = TreeItem.set_generated
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -74,7 +86,8 @@ local function parse_ranges(text)
 end
 
 local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
+  for i = 1, #server_port_ranges do
+    local r = server_port_ranges[i]
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
@@ -202,8 +215,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -366,15 +379,15 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   -- message_id: The application's message id.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["riptide_2_0.user_message.message_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["riptide_2_0.user_message.message_id"], range)
+  val = range_le_uint(range)
   v.message_id = val
   offset = offset + 2
   -- payload: User data (described by an application schema).
   local app_first = offset
   n = limit - offset
-  item = tree:add(F["riptide_2_0.user_message.payload"], tvb(offset, n))
-  if n == 0 then item:set_text("Payload: <empty>") end
+  item = tree_add(tree, F["riptide_2_0.user_message.payload"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Payload: <empty>") end
   offset = offset + n
   app_payload(tvb, pinfo, tree, v.message_id, 8 * app_first, 8 * offset)
   return offset, v
@@ -387,15 +400,15 @@ local function dissect_Ack(tvb, pinfo, tree, offset, limit)
   -- last_received_seq
   if limit - offset < 2 then return truncated(tree, tvb, offset, "last_received_seq", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["riptide_2_0.ack.last_received_seq"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["riptide_2_0.ack.last_received_seq"], range)
+  val = range_le_uint(range)
   v.last_received_seq = val
   offset = offset + 2
   -- acks_bitfield: Bit k: sequence last_received_seq - 1 - k was received.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "acks_bitfield", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["riptide_2_0.ack.acks_bitfield"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["riptide_2_0.ack.acks_bitfield"], range)
+  val = range_le_uint(range)
   v.acks_bitfield = val
   offset = offset + 2
   -- What this message tells the netcode analysis.
@@ -409,17 +422,17 @@ local function dissect_AckExtra(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "last_received_seq", 2, limit - offset) end
-  tree:add_le(F["riptide_2_0.ack_extra.last_received_seq"], tvb(offset, 2))
+  tree_add_le(tree, F["riptide_2_0.ack_extra.last_received_seq"], tvb(offset, 2))
   offset = offset + 2
   -- acks_bitfield: Bit k: sequence last_received_seq - 1 - k was received.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "acks_bitfield", 2, limit - offset) end
-  tree:add_le(F["riptide_2_0.ack_extra.acks_bitfield"], tvb(offset, 2))
+  tree_add_le(tree, F["riptide_2_0.ack_extra.acks_bitfield"], tvb(offset, 2))
   offset = offset + 2
   -- for_seq: The sequence id being acknowledged.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "for_seq", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["riptide_2_0.ack_extra.for_seq"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["riptide_2_0.ack_extra.for_seq"], range)
+  val = range_le_uint(range)
   v.for_seq = val
   offset = offset + 2
   -- What this message tells the netcode analysis.
@@ -432,8 +445,8 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   local item, n
   -- custom: Application connect data (may be empty).
   n = limit - offset
-  item = tree:add(F["riptide_2_0.connect.custom"], tvb(offset, n))
-  if n == 0 then item:set_text("Custom: <empty>") end
+  item = tree_add(tree, F["riptide_2_0.connect.custom"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Custom: <empty>") end
   offset = offset + n
   return offset
 end
@@ -445,15 +458,15 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   -- reason
   if limit - offset < 1 then return truncated(tree, tvb, offset, "reason", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["riptide_2_0.reject.reason"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["riptide_2_0.reject.reason"], range)
+  val = range_le_uint(range)
   v.reason = val
-  if VS_RejectReason[val] == nil then item:add_proto_expert_info(E.unknown, fmt("reason %d is not named by the schema", val)) end
+  if VS_RejectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
   offset = offset + 1
   -- custom: Application data, with reason Custom.
   n = limit - offset
-  item = tree:add(F["riptide_2_0.reject.custom"], tvb(offset, n))
-  if n == 0 then item:set_text("Custom: <empty>") end
+  item = tree_add(tree, F["riptide_2_0.reject.custom"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Custom: <empty>") end
   offset = offset + n
   return offset, v
 end
@@ -464,13 +477,13 @@ local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   -- ping_id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ping_id", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["riptide_2_0.client_heartbeat.ping_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["riptide_2_0.client_heartbeat.ping_id"], range)
+  val = range_le_uint(range)
   v.ping_id = val
   offset = offset + 1
   -- rtt: Last round-trip time in ms (-1 when unknown).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "rtt", 2, limit - offset) end
-  tree:add_le(F["riptide_2_0.client_heartbeat.rtt"], tvb(offset, 2))
+  tree_add_le(tree, F["riptide_2_0.client_heartbeat.rtt"], tvb(offset, 2))
   offset = offset + 2
   -- What this message tells the netcode analysis.
   fact_ping(v.ping_id, false)
@@ -483,8 +496,8 @@ local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
   -- ping_id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ping_id", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["riptide_2_0.server_heartbeat.ping_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["riptide_2_0.server_heartbeat.ping_id"], range)
+  val = range_le_uint(range)
   v.ping_id = val
   offset = offset + 1
   -- What this message tells the netcode analysis.
@@ -498,19 +511,19 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   -- form
   local tag_form = (limit - offset)
   if tag_form == 3 then
-    sub = tree:add(tvb(offset, 0), "Form: Client")
+    sub = tree_add(tree, tvb(offset, 0), "Form: Client")
     nxt = dissect_ClientHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_form == 1 then
-    sub = tree:add(tvb(offset, 0), "Form: Server")
+    sub = tree_add(tree, tvb(offset, 0), "Form: Server")
     nxt = dissect_ServerHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("form: no case for tag %d", tag_form))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("form: no case for tag %d", tag_form))
     return nil
   end
   return offset
@@ -522,15 +535,15 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   -- reason
   if limit - offset < 1 then return truncated(tree, tvb, offset, "reason", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["riptide_2_0.server_disconnect.reason"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["riptide_2_0.server_disconnect.reason"], range)
+  val = range_le_uint(range)
   v.reason = val
-  if VS_DisconnectReason[val] == nil then item:add_proto_expert_info(E.unknown, fmt("reason %d is not named by the schema", val)) end
+  if VS_DisconnectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
   offset = offset + 1
   -- custom: Application data, when Kicked with data.
   n = limit - offset
-  item = tree:add(F["riptide_2_0.server_disconnect.custom"], tvb(offset, n))
-  if n == 0 then item:set_text("Custom: <empty>") end
+  item = tree_add(tree, F["riptide_2_0.server_disconnect.custom"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Custom: <empty>") end
   offset = offset + n
   return offset, v
 end
@@ -541,10 +554,10 @@ local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
   -- form
   local tag_form = (limit - offset)
   if tag_form ~= 0 then
-    sub = tree:add(tvb(offset, 0), "Form: Server")
+    sub = tree_add(tree, tvb(offset, 0), "Form: Server")
     nxt = dissect_ServerDisconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   end
   return offset
@@ -557,22 +570,22 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   -- sequence_id: Reliable sequence number.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["riptide_2_0.reliable_user_message.sequence_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["riptide_2_0.reliable_user_message.sequence_id"], range)
+  val = range_le_uint(range)
   v.sequence_id = val
   offset = offset + 2
   -- message_id: The application's message id.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["riptide_2_0.reliable_user_message.message_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["riptide_2_0.reliable_user_message.message_id"], range)
+  val = range_le_uint(range)
   v.message_id = val
   offset = offset + 2
   -- payload: User data (described by an application schema).
   local app_first = offset
   n = limit - offset
-  item = tree:add(F["riptide_2_0.reliable_user_message.payload"], tvb(offset, n))
-  if n == 0 then item:set_text("Payload: <empty>") end
+  item = tree_add(tree, F["riptide_2_0.reliable_user_message.payload"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Payload: <empty>") end
   offset = offset + n
   app_payload(tvb, pinfo, tree, v.message_id, 8 * app_first, 8 * offset)
   -- What this message tells the netcode analysis.
@@ -587,12 +600,12 @@ local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
   -- sequence_id: Reliable sequence number.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["riptide_2_0.client_id.sequence_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["riptide_2_0.client_id.sequence_id"], range)
+  val = range_le_uint(range)
   v.sequence_id = val
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "client_id", 2, limit - offset) end
-  tree:add_le(F["riptide_2_0.client_id.client_id"], tvb(offset, 2))
+  tree_add_le(tree, F["riptide_2_0.client_id.client_id"], tvb(offset, 2))
   offset = offset + 2
   -- What this message tells the netcode analysis.
   fact_numbered(0, v.sequence_id, 0, true, true)
@@ -623,23 +636,23 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   -- header: Message kind.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "header", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["riptide_2_0.header"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["riptide_2_0.header"], range)
+  val = range_le_uint(range)
   v.header = val
-  if VS_HeaderKind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("header %d is not named by the schema", val)) end
+  if VS_HeaderKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("header %d is not named by the schema", val)) end
   offset = offset + 1
   -- body: The layout of this kind of message.
   local tag_body = v.header
   local case_body = CASES_Message_body[tag_body]
   if case_body ~= nil then
-    sub = tree:add(tvb(offset, 0), case_body[1])
+    sub = tree_add(tree, tvb(offset, 0), case_body[1])
     nxt = case_body[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    item = tree:add(F["riptide_2_0.body"], tvb(offset, limit - offset))
-    if limit - offset == 0 then item:set_text("Body: <empty>") end
+    item = tree_add(tree, F["riptide_2_0.body"], tvb(offset, limit - offset))
+    if limit - offset == 0 then tree_set_text(item, "Body: <empty>") end
     offset = limit
   end
   return offset, v
@@ -815,13 +828,15 @@ local function kept_verdicts(frame)
 end
 
 -- `raw` unwrapped to the number nearest `near` (the first of equally near ones), never below 0.
+-- (Distances compared without math.abs: a library call each.)
 local function analysis_unwrap(raw, near, wrap)
   local base = near - near % wrap
   local best = base + raw
   local below = best - wrap
-  if below >= 0 and math.abs(below - near) <= math.abs(best - near) then best = below end
+  local d_best = best >= near and best - near or near - best
+  if below >= 0 and near - below <= d_best then best, d_best = below, near - below end
   local above = base + raw + wrap
-  if math.abs(above - near) < math.abs(best - near) then best = above end
+  if above - near < d_best then best = above end
   return best
 end
 
@@ -842,7 +857,8 @@ local function new_analysis()
     st.channels[c] = {}
     for side = 1, 2 do
       -- `waiting` holds a reliable send's frame, `sent_at` its time.
-      st.channels[c][side] = { highest = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
+      -- `highest` is number * 65536 + part; `highest_n` its number.
+      st.channels[c][side] = { highest = nil, highest_n = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
         waiting = bounded(ANALYSIS_WINDOW), sent_at = {} }
     end
   end
@@ -857,7 +873,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   if d.highest == nil then
     number = FACTS.seq_n % wrap + wrap
   else
-    number = analysis_unwrap(FACTS.seq_n % wrap, math.floor(d.highest / 65536), wrap)
+    number = analysis_unwrap(FACTS.seq_n % wrap, d.highest_n, wrap)
   end
   local key = number * 65536 + part
   local first = d.seen.map[key]
@@ -872,7 +888,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
       -- Below the first place seen: no earlier datagram reported this gap.
       if key < d.first then verdict.before_first = true end
     else
-      local h, hp = math.floor(d.highest / 65536), d.highest % 65536
+      local h, hp = d.highest_n, d.highest % 65536
       local lost
       if number == h then
         lost = part - hp - 1
@@ -884,7 +900,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   end
   if d.first == nil then d.first = key end
   if d.highest == nil or key > d.highest then
-    d.highest, d.closed = key, FACTS.seq_last
+    d.highest, d.highest_n, d.closed = key, number, FACTS.seq_last
   end
   window_add(d.seen, key, frame, st)
   if FACTS.seq_rel then
@@ -899,7 +915,7 @@ local function analysis_ack(st, side, i, time, verdict)
   local wrap = WRAPS[FACTS.ack_ch[i] + 1]
   local d = st.channels[FACTS.ack_ch[i] + 1][side]
   if d.highest == nil then return end
-  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, math.floor(d.highest / 65536), wrap)
+  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, d.highest_n, wrap)
   local w = d.waiting
   local acked
   if FACTS.ack_cum[i] then
@@ -921,7 +937,9 @@ local function analysis_ack(st, side, i, time, verdict)
   elseif w.map[number * 65536 + FACTS.ack_part[i]] ~= nil then
     acked = { number * 65536 + FACTS.ack_part[i] }
   end
-  for _, k in ipairs(acked or {}) do
+  if acked == nil then return end
+  for j = 1, #acked do
+    local k = acked[j]
     verdict[#verdict + 1] = w.map[k]
     verdict[#verdict + 1] = time - d.sent_at[k]
     bounded_remove(w, k)
@@ -965,7 +983,7 @@ local function analysis_verdict(pinfo, root)
     bounded_set(analysed, conv, st)
     if analysed.count > MAX_ANALYSED then
       local evicted = bounded_evict(analysed)
-      root:add_proto_expert_info(E.evicted, fmt(
+      tree_add_proto_expert_info(root, E.evicted, fmt(
         "%d conversations analysed: the oldest (%s) is forgotten; %d forgotten so far", MAX_ANALYSED, evicted, analysed.evicted))
     end
   end
@@ -975,49 +993,59 @@ local function analysis_verdict(pinfo, root)
   if FACTS.seq then analysis_numbered(st, side, frame, time, verdict) end
   for i = 1, FACTS.nacks do analysis_ack(st, 3 - side, i, time, verdict) end
   if FACTS.ping then analysis_ping(st, side, frame, time, verdict) end
-  if next(verdict) == nil then return nil end
+  -- (before_first comes with out_of_order, retransmission with repeat_of, ping_rtt with ping_frame)
+  if #verdict == 0 and verdict.lost == nil and verdict.repeat_of == nil and not verdict.out_of_order
+      and verdict.ping_frame == nil then
+    return nil
+  end
   keep_verdict(frame, ANALYSIS_INDEX, verdict)
   return verdict
+end
+
+-- Adds a computed item (shown in brackets, as Wireshark shows what is not on the wire).
+local function add_generated(sub, field, value)
+  local item = tree_add(sub, field, value)
+  tree_set_generated(item)
 end
 
 -- The verdict under `root` as `riptide_2_0.analysis.*` fields and expert info; returns the Info
 -- column's prefix.
 local function show_analysis(verdict, tvb, root)
   if verdict == nil then return "" end
-  local t = root:add(A.analysis, tvb(0, 0))
-  t:set_generated()
+  local sub = tree_add(root, A.analysis, tvb(0, 0))
+  tree_set_generated(sub)
   local info = {}
   if verdict.lost ~= nil then
-    t:add(A.lost, verdict.lost):set_generated()
-    t:add_proto_expert_info(E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
+    add_generated(sub, A.lost, verdict.lost)
+    tree_add_proto_expert_info(sub, E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
     info[#info + 1] = fmt("LOST %d", verdict.lost)
   end
   if verdict.repeat_of ~= nil then
     if verdict.retransmission then
-      t:add(A.retransmission_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
+      add_generated(sub, A.retransmission_of, verdict.repeat_of)
+      tree_add_proto_expert_info(sub, E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
       info[#info + 1] = "RETRANSMISSION"
     else
-      t:add(A.duplicate_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
+      add_generated(sub, A.duplicate_of, verdict.repeat_of)
+      tree_add_proto_expert_info(sub, E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
       info[#info + 1] = "DUPLICATE"
     end
   end
   if verdict.out_of_order then
-    t:add(A.out_of_order, true):set_generated()
-    t:add_proto_expert_info(E.out_of_order, "Out of order: a later datagram came first")
+    add_generated(sub, A.out_of_order, true)
+    tree_add_proto_expert_info(sub, E.out_of_order, "Out of order: a later datagram came first")
     info[#info + 1] = "OUT OF ORDER"
   end
   for i = 1, #verdict, 2 do
-    t:add(A.acks_frame, verdict[i]):set_generated()
-    t:add(A.ack_rtt, verdict[i + 1] * 1000):set_generated()
+    add_generated(sub, A.acks_frame, verdict[i])
+    add_generated(sub, A.ack_rtt, verdict[i + 1] * 1000)
   end
   if verdict.ping_frame ~= nil then
-    t:add(A.ping_frame, verdict.ping_frame):set_generated()
-    t:add(A.ping_rtt, verdict.ping_rtt * 1000):set_generated()
+    add_generated(sub, A.ping_frame, verdict.ping_frame)
+    add_generated(sub, A.ping_rtt, verdict.ping_rtt * 1000)
   end
   if #info == 0 then return "" end
-  t:append_text(": " .. table.concat(info, ", "))
+  tree_append_text(sub, ": " .. table.concat(info, ", "))
   return "[" .. table.concat(info, "] [") .. "] "
 end
 
@@ -1104,7 +1132,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Riptide 2.0 [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return enum_name(VS_HeaderKind, v.header, "Unknown (0x%02x)")
 end
@@ -1120,7 +1148,7 @@ local function dissect_protected(tvb, pinfo, root)
     if shown then
       info = prefix .. info
     else
-      root:add_proto_expert_info(E.internal, "netcode analysis error: " .. tostring(prefix))
+      tree_add_proto_expert_info(root, E.internal, "netcode analysis error: " .. tostring(prefix))
     end
   end
   if APP_TRIED then
@@ -1128,7 +1156,7 @@ local function dissect_protected(tvb, pinfo, root)
     if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
   end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Riptide 2.0 [dissector error]"
   end
   return info
@@ -1160,16 +1188,16 @@ local function tcp_pdu_len(tvb, pinfo, offset)
 end
 
 local function dissect_tcp_pdu(tvb, pinfo, tree)
-  local root = tree:add(proto, tvb())
-  local item = root:add_le(F["riptide_2_0.frame_length"], tvb(0, 2))
+  local root = tree_add(tree, proto, tvb())
+  local item = tree_add_le(root, F["riptide_2_0.frame_length"], tvb(0, 2))
   local n = tvb(0, 2):le_uint()
   if impossible_length(n) then
-    item:add_proto_expert_info(E.length, fmt(
+    tree_add_proto_expert_info(item, E.length, fmt(
       "impossible frame length %d (the largest allowed is %d): the stream's framing is lost here, %d bytes skipped; reading on at the next segment",
       n, proto.prefs.max_tcp_message, tvb:len() - 2))
     tcp_infos[#tcp_infos + 1] = "Riptide 2.0 [framing lost]"
   elseif n == 0 then
-    item:add_proto_expert_info(E.truncated, "empty frame")
+    tree_add_proto_expert_info(item, E.truncated, "empty frame")
     tcp_infos[#tcp_infos + 1] = "Riptide 2.0 [empty frame]"
   else
     tcp_infos[#tcp_infos + 1] = dissect_protected(tvb(2, n):tvb(), pinfo, root)
@@ -1207,7 +1235,7 @@ local function follow_tcp_stream(tvb, pinfo, tree)
     if tcp_out_of_order_noted.count > MAX_TCP_FOLLOWED then bounded_evict(tcp_out_of_order_noted) end
   end
   if tcp_out_of_order_noted.map[key] == pinfo.number then
-    tree:add(proto, tvb()):add_proto_expert_info(E.tcp,
+    tree_add(tree, proto, tvb()):add_proto_expert_info(E.tcp,
       "TCP data missing before this segment (lost, or arriving out of order): its messages may not be shown unless the TCP preference 'Reassemble out-of-order segments' is on (tcp.reassemble_out_of_order)")
   end
   local missing = pinfo.desegment_len
@@ -1217,7 +1245,7 @@ local function follow_tcp_stream(tvb, pinfo, tree)
       bounded_set(tcp_waiting, key, { frame = pinfo.number, have = have, missing = missing })
       if tcp_waiting.count > MAX_TCP_FOLLOWED then
         local _, old = bounded_evict(tcp_waiting)
-        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, fmt(
+        tree_add(tree, proto, tvb()):add_proto_expert_info(E.evicted, fmt(
           "%d TCP streams wait for the rest of a message: the oldest (frame %d) is no longer followed, so its end is not checked",
           MAX_TCP_FOLLOWED, old.frame))
       end
@@ -1229,11 +1257,11 @@ local function follow_tcp_stream(tvb, pinfo, tree)
   -- (The FIN flag is looked up only for a segment that leaves a message incomplete.)
   local fin = missing > 0 and tcp_fin_f()
   if fin and fin.value then
-    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, fmt(
+    tree_add(tree, proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, fmt(
       "the connection closes in the middle of a message: %d bytes of it here, %s never sent",
       tvb:len() - pinfo.desegment_offset, missing_text(missing)))
   elseif pinfo.visited and w and w.frame == pinfo.number then
-    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, fmt(
+    tree_add(tree, proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, fmt(
       "the stream ends (connection closed or capture cut) in the middle of a message: %d bytes of it here, %s never arrived",
       w.have, missing_text(w.missing)))
   end
@@ -1267,13 +1295,13 @@ function proto.dissector(tvb, pinfo, tree)
     tcp_infos = {}
     local ok, err = pcall(dissect_tcp_pdus, tvb, tree, 2, tcp_pdu_len, dissect_tcp_pdu, true)
     if not ok then
-      tree:add(proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
+      tree_add(tree, proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
     end
     follow_tcp_stream(tvb, pinfo, tree)
     if #tcp_infos > 0 then pinfo.cols.info:set(table.concat(tcp_infos, " | ")) end
     return tvb:len()
   end
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

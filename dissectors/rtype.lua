@@ -45,6 +45,18 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_generated = TreeItem.set_generated
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -77,7 +89,8 @@ local function parse_ranges(text)
 end
 
 local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
+  for i = 1, #server_port_ranges do
+    local r = server_port_ranges[i]
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
@@ -320,8 +333,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -500,26 +513,26 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   -- username_len: Length of the user name in bytes (at most 32).
   if limit - offset < 1 then return truncated(tree, tvb, offset, "username_len", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype.req_login.username_len"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype.req_login.username_len"], range)
+  val = range_le_uint(range)
   v.username_len = val
   offset = offset + 1
   if v.username_len > 32 then
-    item:add_proto_expert_info(E.too_large, fmt("username_len: %d is above the maximum 32", v.username_len))
+    tree_add_proto_expert_info(item, E.too_large, fmt("username_len: %d is above the maximum 32", v.username_len))
   end
   -- username: The player's name.
   n = v.username_len
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("username_len says %d bytes of username, %d remain", n, limit - offset)) return nil end
-  item = tree:add_packet_field(F["rtype.req_login.username"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "username: not valid UTF-8") end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("username_len says %d bytes of username, %d remain", n, limit - offset)) return nil end
+  item = tree_add_packet_field(tree, F["rtype.req_login.username"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "username: not valid UTF-8") end
   offset = offset + n
   -- version: Client protocol version.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "version", 4, limit - offset) end
-  tree:add_le(F["rtype.req_login.version"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype.req_login.version"], tvb(offset, 4))
   offset = offset + 4
   -- preferred_fragment_size: Fragment payload size the client would like to use.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "preferred_fragment_size", 2, limit - offset) end
-  tree:add_le(F["rtype.req_login.preferred_fragment_size"], tvb(offset, 2))
+  tree_add_le(tree, F["rtype.req_login.preferred_fragment_size"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -528,15 +541,15 @@ end
 local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
   -- success: 1 when the login was accepted.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
-  tree:add_le(F["rtype.res_login.success"], tvb(offset, 1))
+  tree_add_le(tree, F["rtype.res_login.success"], tvb(offset, 1))
   offset = offset + 1
   -- player_id: The player's id for this session.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "player_id", 4, limit - offset) end
-  tree:add_le(F["rtype.res_login.player_id"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype.res_login.player_id"], tvb(offset, 4))
   offset = offset + 4
   -- effective_fragment_size: Fragment payload size both sides will use.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "effective_fragment_size", 2, limit - offset) end
-  tree:add_le(F["rtype.res_login.effective_fragment_size"], tvb(offset, 2))
+  tree_add_le(tree, F["rtype.res_login.effective_fragment_size"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -545,7 +558,7 @@ end
 local function dissect_ReqJoinRoom(tvb, pinfo, tree, offset, limit)
   -- room_id: The room to join.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
-  tree:add_le(F["rtype.req_join_room.room_id"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype.req_join_room.room_id"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
@@ -556,12 +569,12 @@ local function dissect_CInput(tvb, pinfo, tree, offset, limit)
   -- input_mask: Buttons held.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "input_mask", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype.c_input.input_mask"], range)
-  item:add_le(F["rtype.c_input.input_mask.up"], range)
-  item:add_le(F["rtype.c_input.input_mask.down"], range)
-  item:add_le(F["rtype.c_input.input_mask.left"], range)
-  item:add_le(F["rtype.c_input.input_mask.right"], range)
-  item:add_le(F["rtype.c_input.input_mask.shoot"], range)
+  item = tree_add_le(tree, F["rtype.c_input.input_mask"], range)
+  tree_add_le(item, F["rtype.c_input.input_mask.up"], range)
+  tree_add_le(item, F["rtype.c_input.input_mask.down"], range)
+  tree_add_le(item, F["rtype.c_input.input_mask.left"], range)
+  tree_add_le(item, F["rtype.c_input.input_mask.right"], range)
+  tree_add_le(item, F["rtype.c_input.input_mask.shoot"], range)
   offset = offset + 1
   return offset
 end
@@ -570,19 +583,19 @@ end
 local function dissect_EntityState(tvb, pinfo, tree, offset, limit)
   -- entity_id: Entity id.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
-  tree:add_le(F["rtype.entity_state.entity_id"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype.entity_state.entity_id"], tvb(offset, 4))
   offset = offset + 4
   -- x: Horizontal position.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree:add_le(F["rtype.entity_state.x"], tvb(offset, 2))
+  tree_add_le(tree, F["rtype.entity_state.x"], tvb(offset, 2))
   offset = offset + 2
   -- y: Vertical position.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree:add_le(F["rtype.entity_state.y"], tvb(offset, 2))
+  tree_add_le(tree, F["rtype.entity_state.y"], tvb(offset, 2))
   offset = offset + 2
   -- type: Entity kind.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
-  tree:add_le(F["rtype.entity_state.type"], tvb(offset, 1))
+  tree_add_le(tree, F["rtype.entity_state.type"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
@@ -591,15 +604,15 @@ end
 local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- entities: Entity records, back to back to the end of the payload.
-  local arr_entities, count_entities = tree:add(tvb(offset, limit - offset), "Entities"), 0
+  local arr_entities, count_entities = tree_add(tree, tvb(offset, limit - offset), "Entities"), 0
   while offset < limit do
     count_entities = count_entities + 1
-    sub = arr_entities:add(tvb(offset, limit - offset < 9 and limit - offset or 9), "Entities: EntityState")
+    sub = tree_add(arr_entities, tvb(offset, limit - offset < 9 and limit - offset or 9), "Entities: EntityState")
     nxt = dissect_EntityState(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  arr_entities:append_text(string.format(" (%d)", count_entities))
+  tree_append_text(arr_entities, string.format(" (%d)", count_entities))
   return offset
 end
 
@@ -608,40 +621,40 @@ end
 local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
   local item, sub, nxt, val
   if tag_payload == 1 then
-    sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
+    sub = tree_add(tree, tvb(offset, n), "Payload: ReqLogin")
     nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 2 then
-    sub = tree:add(tvb(offset, n), "Payload: ResLogin")
+    sub = tree_add(tree, tvb(offset, n), "Payload: ResLogin")
     nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 3 then
-    sub = tree:add(tvb(offset, n), "Payload: ReqJoinRoom")
+    sub = tree_add(tree, tvb(offset, n), "Payload: ReqJoinRoom")
     nxt, val = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 16 then
-    sub = tree:add(tvb(offset, n), "Payload: CInput")
+    sub = tree_add(tree, tvb(offset, n), "Payload: CInput")
     nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 17 then
-    sub = tree:add(tvb(offset, n), "Payload: SEntityState")
+    sub = tree_add(tree, tvb(offset, n), "Payload: SEntityState")
     nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 255 then
-    if n > 0 then tree:add_proto_expert_info(E.length, fmt("payload: %d bytes where none were expected", n)) end
+    if n > 0 then tree_add_proto_expert_info(tree, E.length, fmt("payload: %d bytes where none were expected", n)) end
   else
-    item = tree:add(F["rtype.payload"], tvb(offset, n))
-    if n == 0 then item:set_text("Payload: <empty>") end
+    item = tree_add(tree, F["rtype.payload"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Payload: <empty>") end
     v.payload = n
   end
   return offset + n
@@ -652,12 +665,12 @@ local function verify_Packet_checksum(tvb, start, stop, at, item)
   local stored = tvb(at, 2):le_uint()
   local computed = crc_crc16_ccitt_false(tvb, start, stop, at, 2)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["rtype.checksum.status"], tvb(at, 2), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["rtype.checksum.status"], tvb(at, 2), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
-    item:add(F["rtype.checksum.status"], tvb(at, 2), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad checksum: stored 0x%04x, computed 0x%04x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%04x]", computed))
+    tree_add(item, F["rtype.checksum.status"], tvb(at, 2), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad checksum: stored 0x%04x, computed 0x%04x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -674,88 +687,88 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- magic: Protocol identifier; packets with another value are dropped.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "magic", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["rtype.magic"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype.magic"], range)
+  val = range_le_uint(range)
   v.magic = val
   offset = offset + 2
   if v.magic ~= 0xD1CE then
-    item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 0xD1CE, v.magic))
+    tree_add_proto_expert_info(item, E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 0xD1CE, v.magic))
   end
   -- command: Type of payload.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "command", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype.command"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype.command"], range)
+  val = range_le_uint(range)
   v.command = val
-  if VS_Command[val] == nil then item:add_proto_expert_info(E.unknown, fmt("command %d is not named by the schema", val)) end
+  if VS_Command[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("command %d is not named by the schema", val)) end
   offset = offset + 1
   -- flags: Packet behaviour.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype.flags"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype.flags"], range)
+  val = range_le_uint(range)
   v.flags = val
-  item:add_le(F["rtype.flags.reliable"], range)
-  item:add_le(F["rtype.flags.is_fragment"], range)
-  item:add_le(F["rtype.flags.is_ack"], range)
-  item:add_le(F["rtype.flags.is_error"], range)
+  tree_add_le(item, F["rtype.flags.reliable"], range)
+  tree_add_le(item, F["rtype.flags.is_fragment"], range)
+  tree_add_le(item, F["rtype.flags.is_ack"], range)
+  tree_add_le(item, F["rtype.flags.is_error"], range)
   offset = offset + 1
-  if (has_bit(v.flags, 4) ~= (v.command == 255)) then item:add_proto_expert_info(E.quirk, "IS_ACK should be set exactly when command == Command.ACK") end
+  if (has_bit(v.flags, 4) ~= (v.command == 255)) then tree_add_proto_expert_info(item, E.quirk, "IS_ACK should be set exactly when command == Command.ACK") end
   -- sequence: Monotonic counter for ordering and loss detection.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end
   range = tvb(offset, 4)
-  tree:add_le(F["rtype.sequence"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype.sequence"], range)
+  val = range_le_uint(range)
   v.sequence = val
   offset = offset + 4
   -- ack: Sequence number of the last valid reliable packet received.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "ack", 4, limit - offset) end
   range = tvb(offset, 4)
-  tree:add_le(F["rtype.ack"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype.ack"], range)
+  val = range_le_uint(range)
   v.ack = val
   offset = offset + 4
   -- fragment_id: Names the fragmented message this packet belongs to.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "fragment_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["rtype.fragment_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype.fragment_id"], range)
+  val = range_le_uint(range)
   v.fragment_id = val
   offset = offset + 2
   -- fragment_index: Index of this fragment, 0 to fragment_count - 1.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_index", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["rtype.fragment_index"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype.fragment_index"], range)
+  val = range_le_uint(range)
   v.fragment_index = val
   offset = offset + 1
   -- fragment_count: Total number of fragments.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_count", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["rtype.fragment_count"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype.fragment_count"], range)
+  val = range_le_uint(range)
   v.fragment_count = val
   offset = offset + 1
   -- payload_size: Size of this packet's payload in bytes (the datagram length minus 20).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "payload_size", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["rtype.payload_size"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype.payload_size"], range)
+  val = range_le_uint(range)
   v.payload_size = val
   offset = offset + 2
   -- checksum: CRC-16/CCITT-FALSE over the whole datagram with these two bytes set to zero.
   cs_at_checksum = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "checksum", 2, limit - offset) end
-  item = tree:add_le(F["rtype.checksum"], tvb(offset, 2))
+  item = tree_add_le(tree, F["rtype.checksum"], tvb(offset, 2))
   offset = offset + 2
   cs_item_checksum = item
   -- payload: The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.
   n = v.payload_size
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   local tag_payload = v.command
   if has_bit(v.flags, 2) then
-    item = tree:add(F["rtype.payload"], tvb(offset, n))
-    if n == 0 then item:set_text("Payload: <empty>") end
+    item = tree_add(tree, F["rtype.payload"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Payload: <empty>") end
     v.payload = n
   else
     if dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v) == nil then return nil end
@@ -946,13 +959,15 @@ local function kept_verdicts(frame)
 end
 
 -- `raw` unwrapped to the number nearest `near` (the first of equally near ones), never below 0.
+-- (Distances compared without math.abs: a library call each.)
 local function analysis_unwrap(raw, near, wrap)
   local base = near - near % wrap
   local best = base + raw
   local below = best - wrap
-  if below >= 0 and math.abs(below - near) <= math.abs(best - near) then best = below end
+  local d_best = best >= near and best - near or near - best
+  if below >= 0 and near - below <= d_best then best, d_best = below, near - below end
   local above = base + raw + wrap
-  if math.abs(above - near) < math.abs(best - near) then best = above end
+  if above - near < d_best then best = above end
   return best
 end
 
@@ -973,7 +988,8 @@ local function new_analysis()
     st.channels[c] = {}
     for side = 1, 2 do
       -- `waiting` holds a reliable send's frame, `sent_at` its time.
-      st.channels[c][side] = { highest = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
+      -- `highest` is number * 65536 + part; `highest_n` its number.
+      st.channels[c][side] = { highest = nil, highest_n = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
         waiting = bounded(ANALYSIS_WINDOW), sent_at = {} }
     end
   end
@@ -988,7 +1004,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   if d.highest == nil then
     number = FACTS.seq_n % wrap + wrap
   else
-    number = analysis_unwrap(FACTS.seq_n % wrap, math.floor(d.highest / 65536), wrap)
+    number = analysis_unwrap(FACTS.seq_n % wrap, d.highest_n, wrap)
   end
   local key = number * 65536 + part
   local first = d.seen.map[key]
@@ -1003,7 +1019,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
       -- Below the first place seen: no earlier datagram reported this gap.
       if key < d.first then verdict.before_first = true end
     else
-      local h, hp = math.floor(d.highest / 65536), d.highest % 65536
+      local h, hp = d.highest_n, d.highest % 65536
       local lost
       if number == h then
         lost = part - hp - 1
@@ -1015,7 +1031,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   end
   if d.first == nil then d.first = key end
   if d.highest == nil or key > d.highest then
-    d.highest, d.closed = key, FACTS.seq_last
+    d.highest, d.highest_n, d.closed = key, number, FACTS.seq_last
   end
   window_add(d.seen, key, frame, st)
   if FACTS.seq_rel then
@@ -1030,7 +1046,7 @@ local function analysis_ack(st, side, i, time, verdict)
   local wrap = WRAPS[FACTS.ack_ch[i] + 1]
   local d = st.channels[FACTS.ack_ch[i] + 1][side]
   if d.highest == nil then return end
-  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, math.floor(d.highest / 65536), wrap)
+  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, d.highest_n, wrap)
   local w = d.waiting
   local acked
   if FACTS.ack_cum[i] then
@@ -1052,7 +1068,9 @@ local function analysis_ack(st, side, i, time, verdict)
   elseif w.map[number * 65536 + FACTS.ack_part[i]] ~= nil then
     acked = { number * 65536 + FACTS.ack_part[i] }
   end
-  for _, k in ipairs(acked or {}) do
+  if acked == nil then return end
+  for j = 1, #acked do
+    local k = acked[j]
     verdict[#verdict + 1] = w.map[k]
     verdict[#verdict + 1] = time - d.sent_at[k]
     bounded_remove(w, k)
@@ -1096,7 +1114,7 @@ local function analysis_verdict(pinfo, root)
     bounded_set(analysed, conv, st)
     if analysed.count > MAX_ANALYSED then
       local evicted = bounded_evict(analysed)
-      root:add_proto_expert_info(E.evicted, fmt(
+      tree_add_proto_expert_info(root, E.evicted, fmt(
         "%d conversations analysed: the oldest (%s) is forgotten; %d forgotten so far", MAX_ANALYSED, evicted, analysed.evicted))
     end
   end
@@ -1106,49 +1124,59 @@ local function analysis_verdict(pinfo, root)
   if FACTS.seq then analysis_numbered(st, side, frame, time, verdict) end
   for i = 1, FACTS.nacks do analysis_ack(st, 3 - side, i, time, verdict) end
   if FACTS.ping then analysis_ping(st, side, frame, time, verdict) end
-  if next(verdict) == nil then return nil end
+  -- (before_first comes with out_of_order, retransmission with repeat_of, ping_rtt with ping_frame)
+  if #verdict == 0 and verdict.lost == nil and verdict.repeat_of == nil and not verdict.out_of_order
+      and verdict.ping_frame == nil then
+    return nil
+  end
   keep_verdict(frame, ANALYSIS_INDEX, verdict)
   return verdict
+end
+
+-- Adds a computed item (shown in brackets, as Wireshark shows what is not on the wire).
+local function add_generated(sub, field, value)
+  local item = tree_add(sub, field, value)
+  tree_set_generated(item)
 end
 
 -- The verdict under `root` as `rtype.analysis.*` fields and expert info; returns the Info
 -- column's prefix.
 local function show_analysis(verdict, tvb, root)
   if verdict == nil then return "" end
-  local t = root:add(A.analysis, tvb(0, 0))
-  t:set_generated()
+  local sub = tree_add(root, A.analysis, tvb(0, 0))
+  tree_set_generated(sub)
   local info = {}
   if verdict.lost ~= nil then
-    t:add(A.lost, verdict.lost):set_generated()
-    t:add_proto_expert_info(E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
+    add_generated(sub, A.lost, verdict.lost)
+    tree_add_proto_expert_info(sub, E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
     info[#info + 1] = fmt("LOST %d", verdict.lost)
   end
   if verdict.repeat_of ~= nil then
     if verdict.retransmission then
-      t:add(A.retransmission_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
+      add_generated(sub, A.retransmission_of, verdict.repeat_of)
+      tree_add_proto_expert_info(sub, E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
       info[#info + 1] = "RETRANSMISSION"
     else
-      t:add(A.duplicate_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
+      add_generated(sub, A.duplicate_of, verdict.repeat_of)
+      tree_add_proto_expert_info(sub, E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
       info[#info + 1] = "DUPLICATE"
     end
   end
   if verdict.out_of_order then
-    t:add(A.out_of_order, true):set_generated()
-    t:add_proto_expert_info(E.out_of_order, "Out of order: a later datagram came first")
+    add_generated(sub, A.out_of_order, true)
+    tree_add_proto_expert_info(sub, E.out_of_order, "Out of order: a later datagram came first")
     info[#info + 1] = "OUT OF ORDER"
   end
   for i = 1, #verdict, 2 do
-    t:add(A.acks_frame, verdict[i]):set_generated()
-    t:add(A.ack_rtt, verdict[i + 1] * 1000):set_generated()
+    add_generated(sub, A.acks_frame, verdict[i])
+    add_generated(sub, A.ack_rtt, verdict[i + 1] * 1000)
   end
   if verdict.ping_frame ~= nil then
-    t:add(A.ping_frame, verdict.ping_frame):set_generated()
-    t:add(A.ping_rtt, verdict.ping_rtt * 1000):set_generated()
+    add_generated(sub, A.ping_frame, verdict.ping_frame)
+    add_generated(sub, A.ping_rtt, verdict.ping_rtt * 1000)
   end
   if #info == 0 then return "" end
-  t:append_text(": " .. table.concat(info, ", "))
+  tree_append_text(sub, ": " .. table.concat(info, ", "))
   return "[" .. table.concat(info, "] [") .. "] "
 end
 
@@ -1245,7 +1273,7 @@ local function evict_piece(root, why, skip)
   conversation_released(st.conv)
   local held = 0
   for _ in pairs(st.parts) do held = held + 1 end
-  root:add_proto_expert_info(E.evicted, fmt(
+  tree_add_proto_expert_info(root, E.evicted, fmt(
     "reassembly: the payload begun in frame %d (%d pieces held) is dropped %s; %d dropped so far",
     st.first, held, why, pieces.evicted))
 end
@@ -1288,11 +1316,11 @@ local function reassemble(tvb, pinfo, root, v)
       elseif earlier ~= piece then
         -- A retransmission repeats a piece; different bytes under the same index are reported
         -- and the first kept.
-        root:add_proto_expert_info(E.reassembly, fmt(
+        tree_add_proto_expert_info(root, E.reassembly, fmt(
           "piece %d again, with different bytes: the first one is kept", index))
       end
-      if st.count ~= nil and st.count ~= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
-      if index >= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("piece %d of %d is out of range", index, v.fragment_count)) end
+      if st.count ~= nil and st.count ~= v.fragment_count then tree_add_proto_expert_info(root, E.reassembly, fmt("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
+      if index >= v.fragment_count then tree_add_proto_expert_info(root, E.reassembly, fmt("piece %d of %d is out of range", index, v.fragment_count)) end
       st.count = v.fragment_count
       if st.count ~= nil then
         local list = {}
@@ -1313,21 +1341,21 @@ local function reassemble(tvb, pinfo, root, v)
     end
   end
   if frame_rejoined[here] then
-    root:add_proto_expert_info(E.rejoined, fmt("piece %s came again after its payload was joined: a retransmission", tostring(index)))
+    tree_add_proto_expert_info(root, E.rejoined, fmt("piece %s came again after its payload was joined: a retransmission", tostring(index)))
     return ""
   end
   local whole = frame_wholes[pinfo.number]
   if whole == nil or #whole.data == 0 then return "" end
   local wtvb = ByteArray.new(whole.data, true):tvb("Reassembled payload")
-  local sub = root:add(wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
-  sub:add_proto_expert_info(E.joined, fmt("payload joined from %d pieces", whole.count))
+  local sub = tree_add(root, wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
+  tree_add_proto_expert_info(sub, E.joined, fmt("payload joined from %d pieces", whole.count))
   local size = wtvb:len()
   local nxt, name
   name = "payload"
   nxt = dissect_whole(wtvb, pinfo, sub, v)
   if nxt == nil then return " [reassembled " .. name .. ", malformed]" end
   if nxt < size then
-    sub:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
+    tree_add_proto_expert_info(sub, E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
   end
   return " [reassembled]"
 end
@@ -1362,7 +1390,7 @@ local function dissect_message(tvb, pinfo, root)
     return "R-Type Protocol [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
   return enum_name(VS_Command, v.command, "Unknown (0x%02x)")
@@ -1384,12 +1412,12 @@ local function dissect_protected(tvb, pinfo, root)
     if shown then
       info = prefix .. info
     else
-      root:add_proto_expert_info(E.internal, "netcode analysis error: " .. tostring(prefix))
+      tree_add_proto_expert_info(root, E.internal, "netcode analysis error: " .. tostring(prefix))
     end
   end
   if ok and BAD_CHECKSUM then info = info .. " [bad checksum]" end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "R-Type Protocol [dissector error]"
   end
   return info
@@ -1419,7 +1447,7 @@ function proto.dissector(tvb, pinfo, tree)
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("RTYPE")
   ANALYSIS_INDEX = 0
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -46,6 +46,20 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_generated = TreeItem.set_generated
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_int = TvbRange.le_int
+local range_le_uint = TvbRange.le_uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -78,7 +92,8 @@ local function parse_ranges(text)
 end
 
 local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
+  for i = 1, #server_port_ranges do
+    local r = server_port_ranges[i]
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
@@ -421,8 +436,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -601,26 +616,26 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   -- username_len: Length of the user name in bytes (at most 32).
   if limit - offset < 1 then return truncated(tree, tvb, offset, "username_len", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype_impl.req_login.username_len"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype_impl.req_login.username_len"], range)
+  val = range_le_uint(range)
   v.username_len = val
   offset = offset + 1
   if v.username_len > 32 then
-    item:add_proto_expert_info(E.too_large, fmt("username_len: %d is above the maximum 32", v.username_len))
+    tree_add_proto_expert_info(item, E.too_large, fmt("username_len: %d is above the maximum 32", v.username_len))
   end
   -- username: The player's name.
   n = v.username_len
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("username_len says %d bytes of username, %d remain", n, limit - offset)) return nil end
-  item = tree:add_packet_field(F["rtype_impl.req_login.username"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "username: not valid UTF-8") end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("username_len says %d bytes of username, %d remain", n, limit - offset)) return nil end
+  item = tree_add_packet_field(tree, F["rtype_impl.req_login.username"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "username: not valid UTF-8") end
   offset = offset + n
   -- version: Client protocol version.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "version", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.req_login.version"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.req_login.version"], tvb(offset, 4))
   offset = offset + 4
   -- preferred_fragment_size: Fragment payload size the client would like to use.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "preferred_fragment_size", 2, limit - offset) end
-  tree:add_le(F["rtype_impl.req_login.preferred_fragment_size"], tvb(offset, 2))
+  tree_add_le(tree, F["rtype_impl.req_login.preferred_fragment_size"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -629,15 +644,15 @@ end
 local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
   -- success: 1 when the login was accepted.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
-  tree:add_le(F["rtype_impl.res_login.success"], tvb(offset, 1))
+  tree_add_le(tree, F["rtype_impl.res_login.success"], tvb(offset, 1))
   offset = offset + 1
   -- player_id: The player's id for this session.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "player_id", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.res_login.player_id"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.res_login.player_id"], tvb(offset, 4))
   offset = offset + 4
   -- effective_fragment_size: Fragment payload size both sides will use.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "effective_fragment_size", 2, limit - offset) end
-  tree:add_le(F["rtype_impl.res_login.effective_fragment_size"], tvb(offset, 2))
+  tree_add_le(tree, F["rtype_impl.res_login.effective_fragment_size"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -647,24 +662,24 @@ local function dissect_CInput(tvb, pinfo, tree, offset, limit)
   local item, range
   -- client_tick: The client's simulation tick.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "client_tick", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.c_input.client_tick"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.c_input.client_tick"], tvb(offset, 4))
   offset = offset + 4
   -- input_mask: Buttons held.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "input_mask", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype_impl.c_input.input_mask"], range)
-  item:add_le(F["rtype_impl.c_input.input_mask.up"], range)
-  item:add_le(F["rtype_impl.c_input.input_mask.down"], range)
-  item:add_le(F["rtype_impl.c_input.input_mask.left"], range)
-  item:add_le(F["rtype_impl.c_input.input_mask.right"], range)
-  item:add_le(F["rtype_impl.c_input.input_mask.shoot"], range)
+  item = tree_add_le(tree, F["rtype_impl.c_input.input_mask"], range)
+  tree_add_le(item, F["rtype_impl.c_input.input_mask.up"], range)
+  tree_add_le(item, F["rtype_impl.c_input.input_mask.down"], range)
+  tree_add_le(item, F["rtype_impl.c_input.input_mask.left"], range)
+  tree_add_le(item, F["rtype_impl.c_input.input_mask.right"], range)
+  tree_add_le(item, F["rtype_impl.c_input.input_mask.shoot"], range)
   offset = offset + 1
   return offset
 end
 
 local function dissect_Controllable(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "speed", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.controllable.speed"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.controllable.speed"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
@@ -672,56 +687,56 @@ end
 local function dissect_Shooter(tvb, pinfo, tree, offset, limit)
   -- timer: Seconds until the next shot.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "timer", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.shooter.timer"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.shooter.timer"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_Health(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "hp", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.health.hp"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.health.hp"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "max_hp", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.health.max_hp"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.health.max_hp"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "changes", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.health.changes"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.health.changes"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_Hitbox(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "width", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.hitbox.width"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.hitbox.width"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "height", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.hitbox.height"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.hitbox.height"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "offset_x", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.hitbox.offset_x"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.hitbox.offset_x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "offset_y", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.hitbox.offset_y"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.hitbox.offset_y"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_PlayerComponent(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "id", 1, limit - offset) end
-  tree:add_le(F["rtype_impl.player_component.id"], tvb(offset, 1))
+  tree_add_le(tree, F["rtype_impl.player_component.id"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 4 then return truncated(tree, tvb, offset, "shoot_cooldown", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.player_component.shoot_cooldown"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.player_component.shoot_cooldown"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_Replicated(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "tag", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.replicated.tag"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.replicated.tag"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 8 then return truncated(tree, tvb, offset, "last_update_tick", 8, limit - offset) end
-  tree:add_le(F["rtype_impl.replicated.last_update_tick"], tvb(offset, 8))
+  tree_add_le(tree, F["rtype_impl.replicated.last_update_tick"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
@@ -732,54 +747,54 @@ local function dissect_MovementPattern(tvb, pinfo, tree, offset, limit)
   -- kind
   if limit - offset < 4 then return truncated(tree, tvb, offset, "kind", 4, limit - offset) end
   range = tvb(offset, 4)
-  item = tree:add_le(F["rtype_impl.movement_pattern.kind"], range)
-  val = range:le_int()
+  item = tree_add_le(tree, F["rtype_impl.movement_pattern.kind"], range)
+  val = range_le_int(range)
   v.kind = val
-  if VS_PatternKind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS_PatternKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "speed", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.movement_pattern.speed"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.movement_pattern.speed"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "amplitude", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.movement_pattern.amplitude"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.movement_pattern.amplitude"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "frequency", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.movement_pattern.frequency"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.movement_pattern.frequency"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "timer", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.movement_pattern.timer"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.movement_pattern.timer"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "base_y", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.movement_pattern.base_y"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.movement_pattern.base_y"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
 
 local function dissect_Stats(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "score", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.stats.score"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.stats.score"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "dmg", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.stats.dmg"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.stats.dmg"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "kills", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.stats.kills"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.stats.kills"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "level", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.stats.level"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.stats.level"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "point_to_next_level", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.stats.point_to_next_level"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.stats.point_to_next_level"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 1 then return truncated(tree, tvb, offset, "boss_active", 1, limit - offset) end
-  tree:add_le(F["rtype_impl.stats.boss_active"], tvb(offset, 1))
+  tree_add_le(tree, F["rtype_impl.stats.boss_active"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
 local function dissect_Tag(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "id", 8, limit - offset) end
-  tree:add_le(F["rtype_impl.tag.id"], tvb(offset, 8))
+  tree_add_le(tree, F["rtype_impl.tag.id"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
@@ -787,37 +802,37 @@ end
 -- Transform: Position, origin, rotation and scale (44 bytes).
 local function dissect_Transform(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.transform.x"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.transform.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.transform.y"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.transform.y"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.transform.z"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.transform.z"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "origin_x", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.transform.origin_x"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.transform.origin_x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "origin_y", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.transform.origin_y"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.transform.origin_y"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "rx", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.transform.rx"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.transform.rx"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "ry", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.transform.ry"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.transform.ry"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "rz", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.transform.rz"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.transform.rz"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sx", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.transform.sx"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.transform.sx"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sy", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.transform.sy"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.transform.sy"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sz", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.transform.sz"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.transform.sz"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
@@ -828,79 +843,79 @@ local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
   -- component_type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "component_type", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype_impl.set_component.component_type"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype_impl.set_component.component_type"], range)
+  val = range_le_uint(range)
   v.component_type = val
-  if VS_ComponentType[val] == nil then item:add_proto_expert_info(E.unknown, fmt("component_type %d is not named by the schema", val)) end
+  if VS_ComponentType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("component_type %d is not named by the schema", val)) end
   offset = offset + 1
   -- data_size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "data_size", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["rtype_impl.set_component.data_size"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype_impl.set_component.data_size"], range)
+  val = range_le_uint(range)
   v.data_size = val
   offset = offset + 2
   -- data: The component's value, by its type.
   n = v.data_size
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("data_size says %d bytes of data, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("data_size says %d bytes of data, %d remain", n, limit - offset)) return nil end
   local tag_data = v.component_type
   if tag_data == 0 then
-    if n > 0 then tree:add_proto_expert_info(E.length, fmt("data: %d bytes where none were expected", n)) end
+    if n > 0 then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes where none were expected", n)) end
   elseif tag_data == 1 then
-    sub = tree:add(tvb(offset, n), "Data: Controllable")
+    sub = tree_add(tree, tvb(offset, n), "Data: Controllable")
     nxt = dissect_Controllable(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("data: %d bytes do not hold a Controllable; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Controllable; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 2 then
-    if n > 0 then tree:add_proto_expert_info(E.length, fmt("data: %d bytes where none were expected", n)) end
+    if n > 0 then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes where none were expected", n)) end
   elseif tag_data == 3 then
-    sub = tree:add(tvb(offset, n), "Data: Shooter")
+    sub = tree_add(tree, tvb(offset, n), "Data: Shooter")
     nxt = dissect_Shooter(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("data: %d bytes do not hold a Shooter; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Shooter; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 4 then
-    sub = tree:add(tvb(offset, n), "Data: Health")
+    sub = tree_add(tree, tvb(offset, n), "Data: Health")
     nxt = dissect_Health(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("data: %d bytes do not hold a Health; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Health; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 5 then
-    sub = tree:add(tvb(offset, n), "Data: Hitbox")
+    sub = tree_add(tree, tvb(offset, n), "Data: Hitbox")
     nxt = dissect_Hitbox(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("data: %d bytes do not hold a Hitbox; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Hitbox; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 6 then
-    sub = tree:add(tvb(offset, n), "Data: Player")
+    sub = tree_add(tree, tvb(offset, n), "Data: Player")
     nxt = dissect_PlayerComponent(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("data: %d bytes do not hold a Player; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Player; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 7 then
-    sub = tree:add(tvb(offset, n), "Data: Replicated")
+    sub = tree_add(tree, tvb(offset, n), "Data: Replicated")
     nxt = dissect_Replicated(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("data: %d bytes do not hold a Replicated; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Replicated; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 8 then
-    sub = tree:add(tvb(offset, n), "Data: MovementPattern")
+    sub = tree_add(tree, tvb(offset, n), "Data: MovementPattern")
     nxt = dissect_MovementPattern(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("data: %d bytes do not hold a MovementPattern; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a MovementPattern; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 9 then
-    sub = tree:add(tvb(offset, n), "Data: Stats")
+    sub = tree_add(tree, tvb(offset, n), "Data: Stats")
     nxt = dissect_Stats(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("data: %d bytes do not hold a Stats; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Stats; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 10 then
-    sub = tree:add(tvb(offset, n), "Data: Tag")
+    sub = tree_add(tree, tvb(offset, n), "Data: Tag")
     nxt = dissect_Tag(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("data: %d bytes do not hold a Tag; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Tag; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 11 then
-    sub = tree:add(tvb(offset, n), "Data: Transform")
+    sub = tree_add(tree, tvb(offset, n), "Data: Transform")
     nxt = dissect_Transform(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("data: %d bytes do not hold a Transform; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Transform; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   else
-    item = tree:add(F["rtype_impl.set_component.data"], tvb(offset, n))
-    if n == 0 then item:set_text("Data: <empty>") end
+    item = tree_add(tree, F["rtype_impl.set_component.data"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Data: <empty>") end
   end
   offset = offset + n
   return offset, v
@@ -912,10 +927,10 @@ local function dissect_RemoveComponent(tvb, pinfo, tree, offset, limit)
   -- component_type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "component_type", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype_impl.remove_component.component_type"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype_impl.remove_component.component_type"], range)
+  val = range_le_uint(range)
   v.component_type = val
-  if VS_ComponentType[val] == nil then item:add_proto_expert_info(E.unknown, fmt("component_type %d is not named by the schema", val)) end
+  if VS_ComponentType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("component_type %d is not named by the schema", val)) end
   offset = offset + 1
   return offset, v
 end
@@ -927,30 +942,30 @@ local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
   -- op
   if limit - offset < 1 then return truncated(tree, tvb, offset, "op", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype_impl.delta_entry.op"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype_impl.delta_entry.op"], range)
+  val = range_le_uint(range)
   v.op = val
-  if VS_DeltaOp[val] == nil then item:add_proto_expert_info(E.unknown, fmt("op %d is not named by the schema", val)) end
+  if VS_DeltaOp[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("op %d is not named by the schema", val)) end
   offset = offset + 1
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.delta_entry.entity_id"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.delta_entry.entity_id"], tvb(offset, 4))
   offset = offset + 4
   -- component: The component changed (SET_COMPONENT) or removed (REMOVE_COMPONENT).
   local tag_component = v.op
   if tag_component == 2 then
-    sub = tree:add(tvb(offset, 0), "Component: SetComponent")
+    sub = tree_add(tree, tvb(offset, 0), "Component: SetComponent")
     nxt = dissect_SetComponent(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_component == 3 then
-    sub = tree:add(tvb(offset, 0), "Component: RemoveComponent")
+    sub = tree_add(tree, tvb(offset, 0), "Component: RemoveComponent")
     nxt = dissect_RemoveComponent(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif not (tag_component == 0 or tag_component == 1) then
-    tree:add_proto_expert_info(E.invalid, fmt("component: no case for tag %d", tag_component))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("component: no case for tag %d", tag_component))
     return nil
   end
   return offset, v
@@ -962,28 +977,27 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
   local v = {}
   -- tick: Server tick of this delta.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "tick", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.s_entity_state.tick"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.s_entity_state.tick"], tvb(offset, 4))
   offset = offset + 4
   -- entry_count
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entry_count", 4, limit - offset) end
   range = tvb(offset, 4)
-  tree:add_le(F["rtype_impl.s_entity_state.entry_count"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype_impl.s_entity_state.entry_count"], range)
+  val = range_le_uint(range)
   v.entry_count = val
   offset = offset + 4
   -- entries
   n = v.entry_count
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("entries: impossible count %d", n)) return nil end
-  local arr_entries, arr_start_entries, count_entries = tree:add(tvb(offset, 0), "Entries"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("entries: impossible count %d", n)) return nil end
+  local arr_entries, arr_start_entries = tree_add(tree, tvb(offset, 0), string.format("Entries (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_entries:add(tvb(offset, 0), "Entries: DeltaEntry")
+    sub = tree_add(arr_entries, tvb(offset, 0), "Entries: DeltaEntry")
     nxt = dissect_DeltaEntry(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   end
-  arr_entries:set_len(offset - arr_start_entries)
-  arr_entries:append_text(string.format(" (%d)", count_entries))
+  tree_set_len(arr_entries, offset - arr_start_entries)
   return offset, v
 end
 
@@ -991,7 +1005,7 @@ end
 local function dissect_ReqLogout(tvb, pinfo, tree, offset, limit)
   -- player_id: The player leaving.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "player_id", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.req_logout.player_id"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.req_logout.player_id"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
@@ -1003,18 +1017,18 @@ local function dissect_LobbyString(tvb, pinfo, tree, offset, limit)
   -- len
   if limit - offset < 1 then return truncated(tree, tvb, offset, "len", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype_impl.lobby_string.len"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype_impl.lobby_string.len"], range)
+  val = range_le_uint(range)
   v.len = val
   offset = offset + 1
   if v.len > 64 then
-    item:add_proto_expert_info(E.too_large, fmt("len: %d is above the maximum 64", v.len))
+    tree_add_proto_expert_info(item, E.too_large, fmt("len: %d is above the maximum 64", v.len))
   end
   -- text
   n = v.len
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("len says %d bytes of text, %d remain", n, limit - offset)) return nil end
-  item = tree:add_packet_field(F["rtype_impl.lobby_string.text"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("len says %d bytes of text, %d remain", n, limit - offset)) return nil end
+  item = tree_add_packet_field(tree, F["rtype_impl.lobby_string.text"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   return offset, v
 end
@@ -1022,23 +1036,23 @@ end
 local function dissect_LobbyInfo(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.lobby_info.lobby_id"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.lobby_info.lobby_id"], tvb(offset, 4))
   offset = offset + 4
   -- name
-  sub = tree:add(tvb(offset, 0), "Name: LobbyString")
+  sub = tree_add(tree, tvb(offset, 0), "Name: LobbyString")
   nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(nxt - offset)
+  tree_set_len(sub, nxt - offset)
   offset = nxt
   if limit - offset < 1 then return truncated(tree, tvb, offset, "current_players", 1, limit - offset) end
-  tree:add_le(F["rtype_impl.lobby_info.current_players"], tvb(offset, 1))
+  tree_add_le(tree, F["rtype_impl.lobby_info.current_players"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "max_players", 1, limit - offset) end
-  tree:add_le(F["rtype_impl.lobby_info.max_players"], tvb(offset, 1))
+  tree_add_le(tree, F["rtype_impl.lobby_info.max_players"], tvb(offset, 1))
   offset = offset + 1
   -- port: The lobby's game server.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "port", 2, limit - offset) end
-  tree:add_le(F["rtype_impl.lobby_info.port"], tvb(offset, 2))
+  tree_add_le(tree, F["rtype_impl.lobby_info.port"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -1050,39 +1064,38 @@ local function dissect_ResLobbyList(tvb, pinfo, tree, offset, limit)
   -- count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "count", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype_impl.res_lobby_list.count"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype_impl.res_lobby_list.count"], range)
+  val = range_le_uint(range)
   v.count = val
   offset = offset + 1
   if v.count > 32 then
-    item:add_proto_expert_info(E.too_large, fmt("count: %d is above the maximum 32", v.count))
+    tree_add_proto_expert_info(item, E.too_large, fmt("count: %d is above the maximum 32", v.count))
   end
   -- lobbies
   n = v.count
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("lobbies: impossible count %d", n)) return nil end
-  local arr_lobbies, arr_start_lobbies, count_lobbies = tree:add(tvb(offset, 0), "Lobbies"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("lobbies: impossible count %d", n)) return nil end
+  local arr_lobbies, arr_start_lobbies = tree_add(tree, tvb(offset, 0), string.format("Lobbies (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_lobbies:add(tvb(offset, 0), "Lobbies: LobbyInfo")
+    sub = tree_add(arr_lobbies, tvb(offset, 0), "Lobbies: LobbyInfo")
     nxt = dissect_LobbyInfo(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   end
-  arr_lobbies:set_len(offset - arr_start_lobbies)
-  arr_lobbies:append_text(string.format(" (%d)", count_lobbies))
+  tree_set_len(arr_lobbies, offset - arr_start_lobbies)
   return offset, v
 end
 
 local function dissect_ReqCreateLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- name
-  sub = tree:add(tvb(offset, 0), "Name: LobbyString")
+  sub = tree_add(tree, tvb(offset, 0), "Name: LobbyString")
   nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(nxt - offset)
+  tree_set_len(sub, nxt - offset)
   offset = nxt
   if limit - offset < 1 then return truncated(tree, tvb, offset, "max_players", 1, limit - offset) end
-  tree:add_le(F["rtype_impl.req_create_lobby.max_players"], tvb(offset, 1))
+  tree_add_le(tree, F["rtype_impl.req_create_lobby.max_players"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
@@ -1090,20 +1103,20 @@ end
 local function dissect_ResCreateLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
-  tree:add_le(F["rtype_impl.res_create_lobby.success"], tvb(offset, 1))
+  tree_add_le(tree, F["rtype_impl.res_create_lobby.success"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.res_create_lobby.lobby_id"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.res_create_lobby.lobby_id"], tvb(offset, 4))
   offset = offset + 4
   -- port: The lobby's game server.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "port", 2, limit - offset) end
-  tree:add_le(F["rtype_impl.res_create_lobby.port"], tvb(offset, 2))
+  tree_add_le(tree, F["rtype_impl.res_create_lobby.port"], tvb(offset, 2))
   offset = offset + 2
   -- error_message: Always present, empty on success.
-  sub = tree:add(tvb(offset, 0), "Error message: LobbyString")
+  sub = tree_add(tree, tvb(offset, 0), "Error message: LobbyString")
   nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(nxt - offset)
+  tree_set_len(sub, nxt - offset)
   offset = nxt
   return offset
 end
@@ -1111,7 +1124,7 @@ end
 -- LobbyRef: One lobby (REQ_JOIN_LOBBY, REQ_LEAVE_LOBBY).
 local function dissect_LobbyRef(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.lobby_ref.lobby_id"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.lobby_ref.lobby_id"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
@@ -1119,27 +1132,27 @@ end
 local function dissect_ResJoinLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
-  tree:add_le(F["rtype_impl.res_join_lobby.success"], tvb(offset, 1))
+  tree_add_le(tree, F["rtype_impl.res_join_lobby.success"], tvb(offset, 1))
   offset = offset + 1
   -- port: The lobby's game server.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "port", 2, limit - offset) end
-  tree:add_le(F["rtype_impl.res_join_lobby.port"], tvb(offset, 2))
+  tree_add_le(tree, F["rtype_impl.res_join_lobby.port"], tvb(offset, 2))
   offset = offset + 2
   -- error_message: Always present, empty on success.
-  sub = tree:add(tvb(offset, 0), "Error message: LobbyString")
+  sub = tree_add(tree, tvb(offset, 0), "Error message: LobbyString")
   nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(nxt - offset)
+  tree_set_len(sub, nxt - offset)
   offset = nxt
   return offset
 end
 
 local function dissect_LobbyStateUpdate(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
-  tree:add_le(F["rtype_impl.lobby_state_update.lobby_id"], tvb(offset, 4))
+  tree_add_le(tree, F["rtype_impl.lobby_state_update.lobby_id"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 1 then return truncated(tree, tvb, offset, "current_players", 1, limit - offset) end
-  tree:add_le(F["rtype_impl.lobby_state_update.current_players"], tvb(offset, 1))
+  tree_add_le(tree, F["rtype_impl.lobby_state_update.current_players"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
@@ -1167,20 +1180,20 @@ local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, 
   local item, sub, nxt, val
   local case_payload = CASES_Packet_payload[tag_payload]
   if case_payload ~= nil then
-    sub = tree:add(tvb(offset, n), case_payload[1])
+    sub = tree_add(tree, tvb(offset, n), case_payload[1])
     nxt, val = case_payload[2](tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 255 then
-    if n > 0 then tree:add_proto_expert_info(E.length, fmt("payload: %d bytes where none were expected", n)) end
+    if n > 0 then tree_add_proto_expert_info(tree, E.length, fmt("payload: %d bytes where none were expected", n)) end
   elseif tag_payload == 4 then
-    if n > 0 then tree:add_proto_expert_info(E.length, fmt("payload: %d bytes where none were expected", n)) end
+    if n > 0 then tree_add_proto_expert_info(tree, E.length, fmt("payload: %d bytes where none were expected", n)) end
   elseif tag_payload == 7 then
-    if n > 0 then tree:add_proto_expert_info(E.length, fmt("payload: %d bytes where none were expected", n)) end
+    if n > 0 then tree_add_proto_expert_info(tree, E.length, fmt("payload: %d bytes where none were expected", n)) end
   else
-    item = tree:add(F["rtype_impl.payload"], tvb(offset, n))
-    if n == 0 then item:set_text("Payload: <empty>") end
+    item = tree_add(tree, F["rtype_impl.payload"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Payload: <empty>") end
     v.payload = n
   end
   return offset + n
@@ -1191,12 +1204,12 @@ local function verify_Packet_checksum(tvb, start, stop, at, item)
   local stored = tvb(at, 2):le_uint()
   local computed = crc_crc16_ccitt_false(tvb, start, stop, at, 2)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["rtype_impl.checksum.status"], tvb(at, 2), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["rtype_impl.checksum.status"], tvb(at, 2), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
-    item:add(F["rtype_impl.checksum.status"], tvb(at, 2), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad checksum: stored 0x%04x, computed 0x%04x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%04x]", computed))
+    tree_add(item, F["rtype_impl.checksum.status"], tvb(at, 2), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad checksum: stored 0x%04x, computed 0x%04x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -1213,88 +1226,88 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- magic: Protocol identifier; packets with another value are dropped.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "magic", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["rtype_impl.magic"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype_impl.magic"], range)
+  val = range_le_uint(range)
   v.magic = val
   offset = offset + 2
   if v.magic ~= 0xD1CE then
-    item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 0xD1CE, v.magic))
+    tree_add_proto_expert_info(item, E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 0xD1CE, v.magic))
   end
   -- command: Type of payload.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "command", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype_impl.command"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype_impl.command"], range)
+  val = range_le_uint(range)
   v.command = val
-  if VS_Command[val] == nil then item:add_proto_expert_info(E.unknown, fmt("command %d is not named by the schema", val)) end
+  if VS_Command[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("command %d is not named by the schema", val)) end
   offset = offset + 1
   -- flags: Packet behaviour.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype_impl.flags"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["rtype_impl.flags"], range)
+  val = range_le_uint(range)
   v.flags = val
-  item:add_le(F["rtype_impl.flags.reliable"], range)
-  item:add_le(F["rtype_impl.flags.is_fragment"], range)
-  item:add_le(F["rtype_impl.flags.is_ack"], range)
-  item:add_le(F["rtype_impl.flags.is_error"], range)
+  tree_add_le(item, F["rtype_impl.flags.reliable"], range)
+  tree_add_le(item, F["rtype_impl.flags.is_fragment"], range)
+  tree_add_le(item, F["rtype_impl.flags.is_ack"], range)
+  tree_add_le(item, F["rtype_impl.flags.is_error"], range)
   offset = offset + 1
-  if (has_bit(v.flags, 4) ~= (v.command == 255)) then item:add_proto_expert_info(E.quirk, "IS_ACK should be set exactly when command == Command.ACK") end
+  if (has_bit(v.flags, 4) ~= (v.command == 255)) then tree_add_proto_expert_info(item, E.quirk, "IS_ACK should be set exactly when command == Command.ACK") end
   -- sequence: Monotonic counter for ordering and loss detection.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end
   range = tvb(offset, 4)
-  tree:add_le(F["rtype_impl.sequence"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype_impl.sequence"], range)
+  val = range_le_uint(range)
   v.sequence = val
   offset = offset + 4
   -- ack: Sequence number of the last valid reliable packet received.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "ack", 4, limit - offset) end
   range = tvb(offset, 4)
-  tree:add_le(F["rtype_impl.ack"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype_impl.ack"], range)
+  val = range_le_uint(range)
   v.ack = val
   offset = offset + 4
   -- fragment_id: Names the fragmented message this packet belongs to.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "fragment_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["rtype_impl.fragment_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype_impl.fragment_id"], range)
+  val = range_le_uint(range)
   v.fragment_id = val
   offset = offset + 2
   -- fragment_index: Index of this fragment, 0 to fragment_count - 1.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_index", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["rtype_impl.fragment_index"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype_impl.fragment_index"], range)
+  val = range_le_uint(range)
   v.fragment_index = val
   offset = offset + 1
   -- fragment_count: Total number of fragments.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_count", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["rtype_impl.fragment_count"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype_impl.fragment_count"], range)
+  val = range_le_uint(range)
   v.fragment_count = val
   offset = offset + 1
   -- payload_size: Size of this packet's payload in bytes (the datagram length minus 20).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "payload_size", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["rtype_impl.payload_size"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["rtype_impl.payload_size"], range)
+  val = range_le_uint(range)
   v.payload_size = val
   offset = offset + 2
   -- checksum: CRC-16/CCITT-FALSE over the whole datagram with these two bytes set to zero.
   cs_at_checksum = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "checksum", 2, limit - offset) end
-  item = tree:add_le(F["rtype_impl.checksum"], tvb(offset, 2))
+  item = tree_add_le(tree, F["rtype_impl.checksum"], tvb(offset, 2))
   offset = offset + 2
   cs_item_checksum = item
   -- payload: The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.
   n = v.payload_size
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   local tag_payload = v.command
   if has_bit(v.flags, 2) then
-    item = tree:add(F["rtype_impl.payload"], tvb(offset, n))
-    if n == 0 then item:set_text("Payload: <empty>") end
+    item = tree_add(tree, F["rtype_impl.payload"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Payload: <empty>") end
     v.payload = n
   else
     if dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v) == nil then return nil end
@@ -1485,13 +1498,15 @@ local function kept_verdicts(frame)
 end
 
 -- `raw` unwrapped to the number nearest `near` (the first of equally near ones), never below 0.
+-- (Distances compared without math.abs: a library call each.)
 local function analysis_unwrap(raw, near, wrap)
   local base = near - near % wrap
   local best = base + raw
   local below = best - wrap
-  if below >= 0 and math.abs(below - near) <= math.abs(best - near) then best = below end
+  local d_best = best >= near and best - near or near - best
+  if below >= 0 and near - below <= d_best then best, d_best = below, near - below end
   local above = base + raw + wrap
-  if math.abs(above - near) < math.abs(best - near) then best = above end
+  if above - near < d_best then best = above end
   return best
 end
 
@@ -1512,7 +1527,8 @@ local function new_analysis()
     st.channels[c] = {}
     for side = 1, 2 do
       -- `waiting` holds a reliable send's frame, `sent_at` its time.
-      st.channels[c][side] = { highest = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
+      -- `highest` is number * 65536 + part; `highest_n` its number.
+      st.channels[c][side] = { highest = nil, highest_n = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
         waiting = bounded(ANALYSIS_WINDOW), sent_at = {} }
     end
   end
@@ -1527,7 +1543,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   if d.highest == nil then
     number = FACTS.seq_n % wrap + wrap
   else
-    number = analysis_unwrap(FACTS.seq_n % wrap, math.floor(d.highest / 65536), wrap)
+    number = analysis_unwrap(FACTS.seq_n % wrap, d.highest_n, wrap)
   end
   local key = number * 65536 + part
   local first = d.seen.map[key]
@@ -1542,7 +1558,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
       -- Below the first place seen: no earlier datagram reported this gap.
       if key < d.first then verdict.before_first = true end
     else
-      local h, hp = math.floor(d.highest / 65536), d.highest % 65536
+      local h, hp = d.highest_n, d.highest % 65536
       local lost
       if number == h then
         lost = part - hp - 1
@@ -1554,7 +1570,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   end
   if d.first == nil then d.first = key end
   if d.highest == nil or key > d.highest then
-    d.highest, d.closed = key, FACTS.seq_last
+    d.highest, d.highest_n, d.closed = key, number, FACTS.seq_last
   end
   window_add(d.seen, key, frame, st)
   if FACTS.seq_rel then
@@ -1569,7 +1585,7 @@ local function analysis_ack(st, side, i, time, verdict)
   local wrap = WRAPS[FACTS.ack_ch[i] + 1]
   local d = st.channels[FACTS.ack_ch[i] + 1][side]
   if d.highest == nil then return end
-  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, math.floor(d.highest / 65536), wrap)
+  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, d.highest_n, wrap)
   local w = d.waiting
   local acked
   if FACTS.ack_cum[i] then
@@ -1591,7 +1607,9 @@ local function analysis_ack(st, side, i, time, verdict)
   elseif w.map[number * 65536 + FACTS.ack_part[i]] ~= nil then
     acked = { number * 65536 + FACTS.ack_part[i] }
   end
-  for _, k in ipairs(acked or {}) do
+  if acked == nil then return end
+  for j = 1, #acked do
+    local k = acked[j]
     verdict[#verdict + 1] = w.map[k]
     verdict[#verdict + 1] = time - d.sent_at[k]
     bounded_remove(w, k)
@@ -1635,7 +1653,7 @@ local function analysis_verdict(pinfo, root)
     bounded_set(analysed, conv, st)
     if analysed.count > MAX_ANALYSED then
       local evicted = bounded_evict(analysed)
-      root:add_proto_expert_info(E.evicted, fmt(
+      tree_add_proto_expert_info(root, E.evicted, fmt(
         "%d conversations analysed: the oldest (%s) is forgotten; %d forgotten so far", MAX_ANALYSED, evicted, analysed.evicted))
     end
   end
@@ -1645,49 +1663,59 @@ local function analysis_verdict(pinfo, root)
   if FACTS.seq then analysis_numbered(st, side, frame, time, verdict) end
   for i = 1, FACTS.nacks do analysis_ack(st, 3 - side, i, time, verdict) end
   if FACTS.ping then analysis_ping(st, side, frame, time, verdict) end
-  if next(verdict) == nil then return nil end
+  -- (before_first comes with out_of_order, retransmission with repeat_of, ping_rtt with ping_frame)
+  if #verdict == 0 and verdict.lost == nil and verdict.repeat_of == nil and not verdict.out_of_order
+      and verdict.ping_frame == nil then
+    return nil
+  end
   keep_verdict(frame, ANALYSIS_INDEX, verdict)
   return verdict
+end
+
+-- Adds a computed item (shown in brackets, as Wireshark shows what is not on the wire).
+local function add_generated(sub, field, value)
+  local item = tree_add(sub, field, value)
+  tree_set_generated(item)
 end
 
 -- The verdict under `root` as `rtype_impl.analysis.*` fields and expert info; returns the Info
 -- column's prefix.
 local function show_analysis(verdict, tvb, root)
   if verdict == nil then return "" end
-  local t = root:add(A.analysis, tvb(0, 0))
-  t:set_generated()
+  local sub = tree_add(root, A.analysis, tvb(0, 0))
+  tree_set_generated(sub)
   local info = {}
   if verdict.lost ~= nil then
-    t:add(A.lost, verdict.lost):set_generated()
-    t:add_proto_expert_info(E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
+    add_generated(sub, A.lost, verdict.lost)
+    tree_add_proto_expert_info(sub, E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
     info[#info + 1] = fmt("LOST %d", verdict.lost)
   end
   if verdict.repeat_of ~= nil then
     if verdict.retransmission then
-      t:add(A.retransmission_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
+      add_generated(sub, A.retransmission_of, verdict.repeat_of)
+      tree_add_proto_expert_info(sub, E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
       info[#info + 1] = "RETRANSMISSION"
     else
-      t:add(A.duplicate_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
+      add_generated(sub, A.duplicate_of, verdict.repeat_of)
+      tree_add_proto_expert_info(sub, E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
       info[#info + 1] = "DUPLICATE"
     end
   end
   if verdict.out_of_order then
-    t:add(A.out_of_order, true):set_generated()
-    t:add_proto_expert_info(E.out_of_order, "Out of order: a later datagram came first")
+    add_generated(sub, A.out_of_order, true)
+    tree_add_proto_expert_info(sub, E.out_of_order, "Out of order: a later datagram came first")
     info[#info + 1] = "OUT OF ORDER"
   end
   for i = 1, #verdict, 2 do
-    t:add(A.acks_frame, verdict[i]):set_generated()
-    t:add(A.ack_rtt, verdict[i + 1] * 1000):set_generated()
+    add_generated(sub, A.acks_frame, verdict[i])
+    add_generated(sub, A.ack_rtt, verdict[i + 1] * 1000)
   end
   if verdict.ping_frame ~= nil then
-    t:add(A.ping_frame, verdict.ping_frame):set_generated()
-    t:add(A.ping_rtt, verdict.ping_rtt * 1000):set_generated()
+    add_generated(sub, A.ping_frame, verdict.ping_frame)
+    add_generated(sub, A.ping_rtt, verdict.ping_rtt * 1000)
   end
   if #info == 0 then return "" end
-  t:append_text(": " .. table.concat(info, ", "))
+  tree_append_text(sub, ": " .. table.concat(info, ", "))
   return "[" .. table.concat(info, "] [") .. "] "
 end
 
@@ -1784,7 +1812,7 @@ local function evict_piece(root, why, skip)
   conversation_released(st.conv)
   local held = 0
   for _ in pairs(st.parts) do held = held + 1 end
-  root:add_proto_expert_info(E.evicted, fmt(
+  tree_add_proto_expert_info(root, E.evicted, fmt(
     "reassembly: the payload begun in frame %d (%d pieces held) is dropped %s; %d dropped so far",
     st.first, held, why, pieces.evicted))
 end
@@ -1827,11 +1855,11 @@ local function reassemble(tvb, pinfo, root, v)
       elseif earlier ~= piece then
         -- A retransmission repeats a piece; different bytes under the same index are reported
         -- and the first kept.
-        root:add_proto_expert_info(E.reassembly, fmt(
+        tree_add_proto_expert_info(root, E.reassembly, fmt(
           "piece %d again, with different bytes: the first one is kept", index))
       end
-      if st.count ~= nil and st.count ~= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
-      if index >= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("piece %d of %d is out of range", index, v.fragment_count)) end
+      if st.count ~= nil and st.count ~= v.fragment_count then tree_add_proto_expert_info(root, E.reassembly, fmt("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
+      if index >= v.fragment_count then tree_add_proto_expert_info(root, E.reassembly, fmt("piece %d of %d is out of range", index, v.fragment_count)) end
       st.count = v.fragment_count
       if st.count ~= nil then
         local list = {}
@@ -1852,21 +1880,21 @@ local function reassemble(tvb, pinfo, root, v)
     end
   end
   if frame_rejoined[here] then
-    root:add_proto_expert_info(E.rejoined, fmt("piece %s came again after its payload was joined: a retransmission", tostring(index)))
+    tree_add_proto_expert_info(root, E.rejoined, fmt("piece %s came again after its payload was joined: a retransmission", tostring(index)))
     return ""
   end
   local whole = frame_wholes[pinfo.number]
   if whole == nil or #whole.data == 0 then return "" end
   local wtvb = ByteArray.new(whole.data, true):tvb("Reassembled payload")
-  local sub = root:add(wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
-  sub:add_proto_expert_info(E.joined, fmt("payload joined from %d pieces", whole.count))
+  local sub = tree_add(root, wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
+  tree_add_proto_expert_info(sub, E.joined, fmt("payload joined from %d pieces", whole.count))
   local size = wtvb:len()
   local nxt, name
   name = "payload"
   nxt = dissect_whole(wtvb, pinfo, sub, v)
   if nxt == nil then return " [reassembled " .. name .. ", malformed]" end
   if nxt < size then
-    sub:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
+    tree_add_proto_expert_info(sub, E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
   end
   return " [reassembled]"
 end
@@ -1901,7 +1929,7 @@ local function dissect_message(tvb, pinfo, root)
     return "R-Type Protocol (game build) [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
   return enum_name(VS_Command, v.command, "Unknown (0x%02x)")
@@ -1923,12 +1951,12 @@ local function dissect_protected(tvb, pinfo, root)
     if shown then
       info = prefix .. info
     else
-      root:add_proto_expert_info(E.internal, "netcode analysis error: " .. tostring(prefix))
+      tree_add_proto_expert_info(root, E.internal, "netcode analysis error: " .. tostring(prefix))
     end
   end
   if ok and BAD_CHECKSUM then info = info .. " [bad checksum]" end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "R-Type Protocol (game build) [dissector error]"
   end
   return info
@@ -1967,7 +1995,7 @@ function proto.dissector(tvb, pinfo, tree)
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("RTYPE_IMPL")
   ANALYSIS_INDEX = 0
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

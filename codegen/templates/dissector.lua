@@ -45,6 +45,10 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+{{ method_locals }}
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -109,7 +113,8 @@ local function parse_ranges(text)
 end
 
 local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
+  for i = 1, #server_port_ranges do
+    local r = server_port_ranges[i]
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
@@ -467,6 +472,7 @@ function proto.init()
 {%- endif %}
 {%- if has_state %}
   state_lists = bounded(MAX_KEYS)
+  state_index = {}
   frame_lists = {}
 {%- endif %}
 {%- for j in joins %}

@@ -104,8 +104,8 @@ fn verify_catches_a_wrong_dissector() {
     std::fs::create_dir_all(&dir).unwrap();
 
     let swapped = good.replacen(
-        "tree:add_le(F[\"rtype.sequence\"], range)",
-        "tree:add(F[\"rtype.sequence\"], range)",
+        "tree_add_le(tree, F[\"rtype.sequence\"], range)",
+        "tree_add(tree, F[\"rtype.sequence\"], range)",
         1,
     );
     assert_ne!(swapped, good, "the edit applies");
@@ -125,8 +125,8 @@ fn verify_catches_a_wrong_dissector() {
     assert!(report.to_string().ends_with("FAILED\n"), "{report}");
 
     let failing = good.replacen(
-        "tree:add_le(F[\"rtype.res_login.success\"], tvb(offset, 1))",
-        "tree:add_le(F[\"rtype.res_login.success\"], tvb(offset, 1)); error(\"boom\")",
+        "tree_add_le(tree, F[\"rtype.res_login.success\"], tvb(offset, 1))",
+        "tree_add_le(tree, F[\"rtype.res_login.success\"], tvb(offset, 1)); error(\"boom\")",
         1,
     );
     assert_ne!(failing, good, "the edit applies");

@@ -98,13 +98,15 @@ local function kept_verdicts(frame)
 end
 
 -- `raw` unwrapped to the number nearest `near` (the first of equally near ones), never below 0.
+-- (Distances compared without math.abs: a library call each.)
 local function analysis_unwrap(raw, near, wrap)
   local base = near - near % wrap
   local best = base + raw
   local below = best - wrap
-  if below >= 0 and math.abs(below - near) <= math.abs(best - near) then best = below end
+  local d_best = best >= near and best - near or near - best
+  if below >= 0 and near - below <= d_best then best, d_best = below, near - below end
   local above = base + raw + wrap
-  if math.abs(above - near) < math.abs(best - near) then best = above end
+  if above - near < d_best then best = above end
   return best
 end
 
@@ -125,7 +127,8 @@ local function new_analysis()
     st.channels[c] = {}
     for side = 1, 2 do
       -- `waiting` holds a reliable send's frame, `sent_at` its time.
-      st.channels[c][side] = { highest = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
+      -- `highest` is number * 65536 + part; `highest_n` its number.
+      st.channels[c][side] = { highest = nil, highest_n = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
         waiting = bounded(ANALYSIS_WINDOW), sent_at = {} }
     end
   end
@@ -140,7 +143,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   if d.highest == nil then
     number = FACTS.seq_n % wrap + wrap
   else
-    number = analysis_unwrap(FACTS.seq_n % wrap, math.floor(d.highest / 65536), wrap)
+    number = analysis_unwrap(FACTS.seq_n % wrap, d.highest_n, wrap)
   end
   local key = number * 65536 + part
   local first = d.seen.map[key]
@@ -155,7 +158,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
       -- Below the first place seen: no earlier datagram reported this gap.
       if key < d.first then verdict.before_first = true end
     else
-      local h, hp = math.floor(d.highest / 65536), d.highest % 65536
+      local h, hp = d.highest_n, d.highest % 65536
       local lost
       if number == h then
         lost = part - hp - 1
@@ -167,7 +170,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   end
   if d.first == nil then d.first = key end
   if d.highest == nil or key > d.highest then
-    d.highest, d.closed = key, FACTS.seq_last
+    d.highest, d.highest_n, d.closed = key, number, FACTS.seq_last
   end
   window_add(d.seen, key, frame, st)
   if FACTS.seq_rel then
@@ -182,7 +185,7 @@ local function analysis_ack(st, side, i, time, verdict)
   local wrap = WRAPS[FACTS.ack_ch[i] + 1]
   local d = st.channels[FACTS.ack_ch[i] + 1][side]
   if d.highest == nil then return end
-  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, math.floor(d.highest / 65536), wrap)
+  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, d.highest_n, wrap)
   local w = d.waiting
   local acked
   if FACTS.ack_cum[i] then
@@ -204,7 +207,9 @@ local function analysis_ack(st, side, i, time, verdict)
   elseif w.map[number * 65536 + FACTS.ack_part[i]] ~= nil then
     acked = { number * 65536 + FACTS.ack_part[i] }
   end
-  for _, k in ipairs(acked or {}) do
+  if acked == nil then return end
+  for j = 1, #acked do
+    local k = acked[j]
     verdict[#verdict + 1] = w.map[k]
     verdict[#verdict + 1] = time - d.sent_at[k]
     bounded_remove(w, k)
@@ -258,49 +263,59 @@ local function analysis_verdict(pinfo, root)
   if FACTS.seq then analysis_numbered(st, side, frame, time, verdict) end
   for i = 1, FACTS.nacks do analysis_ack(st, 3 - side, i, time, verdict) end
   if FACTS.ping then analysis_ping(st, side, frame, time, verdict) end
-  if next(verdict) == nil then return nil end
+  -- (before_first comes with out_of_order, retransmission with repeat_of, ping_rtt with ping_frame)
+  if #verdict == 0 and verdict.lost == nil and verdict.repeat_of == nil and not verdict.out_of_order
+      and verdict.ping_frame == nil then
+    return nil
+  end
   keep_verdict(frame, ANALYSIS_INDEX, verdict)
   return verdict
+end
+
+-- Adds a computed item (shown in brackets, as Wireshark shows what is not on the wire).
+local function add_generated(sub, field, value)
+  local item = sub:add(field, value)
+  item:set_generated()
 end
 
 -- The verdict under `root` as `{{ name }}.analysis.*` fields and expert info; returns the Info
 -- column's prefix.
 local function show_analysis(verdict, tvb, root)
   if verdict == nil then return "" end
-  local t = root:add(A.analysis, tvb(0, 0))
-  t:set_generated()
+  local sub = root:add(A.analysis, tvb(0, 0))
+  sub:set_generated()
   local info = {}
   if verdict.lost ~= nil then
-    t:add(A.lost, verdict.lost):set_generated()
-    t:add_proto_expert_info(E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
+    add_generated(sub, A.lost, verdict.lost)
+    sub:add_proto_expert_info(E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
     info[#info + 1] = fmt("LOST %d", verdict.lost)
   end
   if verdict.repeat_of ~= nil then
     if verdict.retransmission then
-      t:add(A.retransmission_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
+      add_generated(sub, A.retransmission_of, verdict.repeat_of)
+      sub:add_proto_expert_info(E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
       info[#info + 1] = "RETRANSMISSION"
     else
-      t:add(A.duplicate_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
+      add_generated(sub, A.duplicate_of, verdict.repeat_of)
+      sub:add_proto_expert_info(E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
       info[#info + 1] = "DUPLICATE"
     end
   end
   if verdict.out_of_order then
-    t:add(A.out_of_order, true):set_generated()
-    t:add_proto_expert_info(E.out_of_order, "Out of order: a later datagram came first")
+    add_generated(sub, A.out_of_order, true)
+    sub:add_proto_expert_info(E.out_of_order, "Out of order: a later datagram came first")
     info[#info + 1] = "OUT OF ORDER"
   end
   for i = 1, #verdict, 2 do
-    t:add(A.acks_frame, verdict[i]):set_generated()
-    t:add(A.ack_rtt, verdict[i + 1] * 1000):set_generated()
+    add_generated(sub, A.acks_frame, verdict[i])
+    add_generated(sub, A.ack_rtt, verdict[i + 1] * 1000)
   end
   if verdict.ping_frame ~= nil then
-    t:add(A.ping_frame, verdict.ping_frame):set_generated()
-    t:add(A.ping_rtt, verdict.ping_rtt * 1000):set_generated()
+    add_generated(sub, A.ping_frame, verdict.ping_frame)
+    add_generated(sub, A.ping_rtt, verdict.ping_rtt * 1000)
   end
   if #info == 0 then return "" end
-  t:append_text(": " .. table.concat(info, ", "))
+  sub:append_text(": " .. table.concat(info, ", "))
   return "[" .. table.concat(info, "] [") .. "] "
 end
 

@@ -88,11 +88,14 @@ end
 {%- if has_state %}
 
 -- Conversation state: lists remembered by table, conversation and key (both sides read and
--- write the same lists: a DNP link announced by one side is updated by either). A frame keeps
--- what it read by frame number (computed when first dissected), so re-dissection, clicks and
--- two-pass analysis (tshark -2) show the same thing.
+-- write the same lists: a DNP link announced by one side is updated by either), found through
+-- `state_index[conv][t][key]`; `state_lists` holds them in the order they were announced, to
+-- evict the oldest past MAX_KEYS. A frame keeps what it read by table and frame number
+-- (computed when first dissected), so re-dissection, clicks and two-pass analysis (tshark -2)
+-- show the same thing.
 local MAX_KEYS = 65536
 local state_lists = bounded(MAX_KEYS)
+local state_index = {}
 local frame_lists = {}
 -- The list each table's reads use while a field with `state` is dissected.
 local LISTS = {}
@@ -100,25 +103,46 @@ local LISTS = {}
 local REST_TAKEN = false
 
 local function state_get(pinfo, t, key)
-  local k = t .. "|" .. tostring(key)
-  local fl = frame_lists[pinfo.number]
+  if key == nil then return nil end
+  local by_frame = frame_lists[t]
+  if by_frame == nil then
+    by_frame = {}
+    frame_lists[t] = by_frame
+  end
+  local frame = pinfo.number
+  local fl = by_frame[frame]
   if fl == nil then
     fl = {}
-    frame_lists[pinfo.number] = fl
+    by_frame[frame] = fl
   end
-  if fl[k] == nil then
-    local conv = conversation_key(pinfo)
-    fl[k] = state_lists.map[conv .. "|" .. k] or false
+  local got = fl[key]
+  if got == nil then
+    local of_conv = state_index[conversation_key(pinfo)]
+    local of_table = of_conv and of_conv[t]
+    got = of_table and of_table[key] or false
+    fl[key] = got
   end
-  return fl[k] or nil
+  return got or nil
 end
 
 local function state_set(pinfo, tree, t, key, list)
-  if pinfo.visited then return end
+  if pinfo.visited or key == nil then return end
   local conv = conversation_key(pinfo)
-  bounded_set(state_lists, conv .. "|" .. t .. "|" .. tostring(key), list)
+  local of_conv = state_index[conv]
+  if of_conv == nil then
+    of_conv = {}
+    state_index[conv] = of_conv
+  end
+  local of_table = of_conv[t]
+  if of_table == nil then
+    of_table = {}
+    of_conv[t] = of_table
+  end
+  of_table[key] = list
+  bounded_set(state_lists, conv .. "|" .. t .. "|" .. tostring(key), { conv, t, key })
   if state_lists.count > MAX_KEYS then
-    local evicted = bounded_evict(state_lists)
+    local evicted, where = bounded_evict(state_lists)
+    state_index[where[1]][where[2]][where[3]] = nil
     tree:add_proto_expert_info(E.evicted, fmt(
       "%d lists remembered: the oldest (%s) is forgotten; %d forgotten so far", MAX_KEYS, evicted, state_lists.evicted))
   end

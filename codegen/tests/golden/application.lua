@@ -43,6 +43,14 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -85,8 +93,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -97,10 +105,10 @@ end
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   local v = {}
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["application.move.x"], tvb(offset, 4))
+  tree_add_le(tree, F["application.move.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 1 then return truncated(tree, tvb, offset, "jumping", 1, limit - offset) end
-  tree:add(F["application.move.jumping"], tvb(offset, 1))
+  tree_add(tree, F["application.move.jumping"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -191,13 +199,13 @@ local function dissect_message(tvb, pinfo, root)
     name = "Move"
     offset = dissect_Move(tvb, pinfo, root, first, limit)
   else
-    root:add_proto_expert_info(E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
+    tree_add_proto_expert_info(root, E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
     return "Application: unknown message " .. tostring(id)
   end
-  root:append_text(": " .. name)
+  tree_append_text(root, ": " .. name)
   if offset == nil then return name .. " [malformed]" end
   if offset < limit then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", limit - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", limit - offset))
   end
   return name
 end
@@ -206,7 +214,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Application [dissector error]"
   end
   return info
@@ -214,7 +222,7 @@ end
 
 function proto.dissector(tvb, pinfo, tree)
   pinfo.cols.protocol:set("APPLICATION")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   -- The transport's Info column names this message after its own summary ("Reliable: Chat").
   pinfo.private["wiregen.info"] = dissect_protected(tvb, pinfo, root)
   return tvb:len()

@@ -43,6 +43,14 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_text = TreeItem.set_text
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -102,12 +110,12 @@ local function bit_string_labeller(read, msb)
     -- Only text: nothing to do when the tree is not shown (a summary line, -T fields).
     if not item.visible then return end
     local n = limit - pos
-    if n == 0 then item:set_text(label .. ": <empty>") return end
+    if n == 0 then tree_set_text(item, label .. ": <empty>") return end
     if n < 8 and limit % 8 == 0 and read(tvb, pos, n) == 0 then
-      item:set_text(string.format("%s: <empty> [%d bits of padding]", label, n))
+      tree_set_text(item, string.format("%s: <empty> [%d bits of padding]", label, n))
       return
     end
-    if pos % 8 == 0 then item:append_text(string.format(" [%d bits]", n)) return end
+    if pos % 8 == 0 then tree_append_text(item, string.format(" [%d bits]", n)) return end
     local count = math.min(ceil8(n), 24)
     local bytes = realigned_bytes(tvb, pos, count, msb)
     -- A last partial byte keeps only its own bits, where the stream's order puts them.
@@ -118,7 +126,7 @@ local function bit_string_labeller(read, msb)
     end
     local hex = string.format(string.rep("%02x", count), table.unpack(bytes, 1, count))
     if ceil8(n) > 24 then hex = hex .. "…" end
-    item:set_text(string.format("%s: %s [%d bits from bit %d, realigned]", label, hex, n, pos))
+    tree_set_text(item, string.format("%s: %s [%d bits from bit %d, realigned]", label, hex, n, pos))
   end
 end
 local label_bit_string = bit_string_labeller(read_bits, false)
@@ -168,8 +176,8 @@ end
 
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  local item = tree_add(tree, tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
 end
 
@@ -183,29 +191,29 @@ local function dissect_Bits(tvb, pinfo, tree, offset, limit)
   -- tiny
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "tiny", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
-  item = tree:add(F["bit_fields.tiny"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 0))
+  item = tree_add(tree, F["bit_fields.tiny"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0))
   offset = offset + 1
   -- signed
   if limit - offset < 5 then return truncated_bits(tree, tvb, offset, "signed", 5, limit - offset) end
   val = read_bits(tvb, offset, 5)
   if val >= 16 then val = val - 32 end
-  item = tree:add(F["bit_fields.signed"], bit_range(tvb, offset, 5), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 4))
+  item = tree_add(tree, F["bit_fields.signed"], bit_range(tvb, offset, 5), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4))
   offset = offset + 5
   -- odd
   if limit - offset < 13 then return truncated_bits(tree, tvb, offset, "odd", 13, limit - offset) end
   val = read_bits(tvb, offset, 13)
-  item = tree:add(F["bit_fields.odd"], bit_range(tvb, offset, 13), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 12))
+  item = tree_add(tree, F["bit_fields.odd"], bit_range(tvb, offset, 13), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 12))
   offset = offset + 13
   -- wide
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "wide", 32, limit - offset) end
   val = read_bits(tvb, offset, 32)
-  item = tree:add(F["bit_fields.wide"], bit_range(tvb, offset, 32), val)
-  if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 31)) end
+  item = tree_add(tree, F["bit_fields.wide"], bit_range(tvb, offset, 32), val)
+  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 31)) end
   offset = offset + 32
-  item = tree:add(F["bit_fields.rest"], bit_range(tvb, offset, limit - offset))
+  item = tree_add(tree, F["bit_fields.rest"], bit_range(tvb, offset, limit - offset))
   label_bit_string(item, "Rest", tvb, offset, limit)
   offset = limit
   return offset, v
@@ -292,7 +300,7 @@ local function dissect_message(tvb, pinfo, root)
   if offset == nil then return "Bit fields [malformed]" end
   -- Only the zero padding of the last byte may follow.
   if size - offset >= 8 or (size > offset and read_bits(tvb, offset, size - offset) ~= 0) then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bits after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bits after the message", size - offset))
   end
   return "Bit fields"
 end
@@ -301,7 +309,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Bit fields [dissector error]"
   end
   return info
@@ -330,7 +338,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("BIT_FIELDS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,14 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_text = TreeItem.set_text
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -111,8 +119,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -126,11 +134,11 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- control: a bit group
   if limit - offset < 2 then return truncated(tree, tvb, offset, "control", 2, limit - offset) end
   local group_control = tvb(offset, 2):uint()
-  local group_control_item = tree:add(F["bit_groups.control"], tvb(offset, 2))
+  local group_control_item = tree_add(tree, F["bit_groups.control"], tvb(offset, 2))
   -- kind
   val = group_control % 16
   item = group_control_item:add(F["bit_groups.kind"], tvb(offset, 2))
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   v.kind = val
   -- length: Bytes of payload.
   val = floor(group_control / 16) % 4096
@@ -140,7 +148,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- status: a bit group
   if limit - offset < 1 then return truncated(tree, tvb, offset, "status", 1, limit - offset) end
   local group_status = tvb(offset, 1):uint()
-  local group_status_item = tree:add(F["bit_groups.status"], tvb(offset, 1))
+  local group_status_item = tree_add(tree, F["bit_groups.status"], tvb(offset, 1))
   group_status_item:add(F["bit_groups.urgent"], tvb(offset, 1))
   -- has_extra
   val = floor(group_status / 64) % 2
@@ -153,32 +161,32 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- word: a bit group
   if limit - offset < 4 then return truncated(tree, tvb, offset, "word", 4, limit - offset) end
   local group_word = tvb(offset, 4):le_uint()
-  local group_word_item = tree:add_le(F["bit_groups.word"], tvb(offset, 4))
+  local group_word_item = tree_add_le(tree, F["bit_groups.word"], tvb(offset, 4))
   group_word_item:add_le(F["bit_groups.lane"], tvb(offset, 4))
   -- opts
   item = group_word_item:add_le(F["bit_groups.opts"], tvb(offset, 4))
-  item:add_le(F["bit_groups.opts.fast"], tvb(offset, 4))
-  item:add_le(F["bit_groups.opts.safe"], tvb(offset, 4))
-  item:add_le(F["bit_groups.opts.last"], tvb(offset, 4))
+  tree_add_le(item, F["bit_groups.opts.fast"], tvb(offset, 4))
+  tree_add_le(item, F["bit_groups.opts.safe"], tvb(offset, 4))
+  tree_add_le(item, F["bit_groups.opts.last"], tvb(offset, 4))
   -- count
   val = floor(group_word / 256) % 16777216
   item = group_word_item:add_le(F["bit_groups.count"], tvb(offset, 4))
   v.count = val
   offset = offset + 4
   if v.count > 1000000 then
-    item:add_proto_expert_info(E.invalid, fmt("count: %s is not one the schema allows", tostring(v.count)))
+    tree_add_proto_expert_info(item, E.invalid, fmt("count: %s is not one the schema allows", tostring(v.count)))
   end
   -- extra
   if v.has_extra then
     if limit - offset < 2 then return truncated(tree, tvb, offset, "extra", 2, limit - offset) end
-    tree:add(F["bit_groups.extra"], tvb(offset, 2))
+    tree_add(tree, F["bit_groups.extra"], tvb(offset, 2))
     offset = offset + 2
   end
   -- payload
   n = v.length
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of payload, %d remain", n, limit - offset)) return nil end
-  item = tree:add(F["bit_groups.payload"], tvb(offset, n))
-  if n == 0 then item:set_text("Payload: <empty>") end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("length says %d bytes of payload, %d remain", n, limit - offset)) return nil end
+  item = tree_add(tree, F["bit_groups.payload"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Payload: <empty>") end
   offset = offset + n
   return offset, v
 end
@@ -265,7 +273,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Bit groups [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Bit groups"
 end
@@ -274,7 +282,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Bit groups [dissector error]"
   end
   return info
@@ -303,7 +311,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("BIT_GROUPS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

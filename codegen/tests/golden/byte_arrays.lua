@@ -43,6 +43,18 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -148,8 +160,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -188,16 +200,16 @@ end
 local function dissect_Player(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
-  tree:add_le(F["byte_arrays.player.id"], tvb(offset, 2))
+  tree_add_le(tree, F["byte_arrays.player.id"], tvb(offset, 2))
   offset = offset + 2
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
-  tree:add_le(F["byte_arrays.player.name.length"], tvb(offset, 1))
+  tree_add_le(tree, F["byte_arrays.player.name.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
-  item = tree:add_packet_field(F["byte_arrays.player.name"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["byte_arrays.player.name"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "name: not valid UTF-8") end
   offset = offset + n
   return offset
 end
@@ -205,22 +217,22 @@ end
 local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
-  tree:add_le(F["byte_arrays.entry.kind"], tvb(offset, 1))
+  tree_add_le(tree, F["byte_arrays.entry.kind"], tvb(offset, 1))
   offset = offset + 1
   -- data
   n = limit - offset
-  item = tree:add(F["byte_arrays.entry.data"], tvb(offset, n))
-  if n == 0 then item:set_text("Data: <empty>") end
+  item = tree_add(tree, F["byte_arrays.entry.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
   offset = offset + n
   return offset
 end
 
 local function dissect_Cell(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree:add_le(F["byte_arrays.cell.x"], tvb(offset, 2))
+  tree_add_le(tree, F["byte_arrays.cell.x"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree:add_le(F["byte_arrays.cell.y"], tvb(offset, 2))
+  tree_add_le(tree, F["byte_arrays.cell.y"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -231,114 +243,112 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   -- players_size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "players_size", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["byte_arrays.players_size"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["byte_arrays.players_size"], range)
+  val = range_le_uint(range)
   v.players_size = val
   offset = offset + 2
   -- scores_words: The scores' size in 32-bit words, this byte included
   if limit - offset < 1 then return truncated(tree, tvb, offset, "scores_words", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["byte_arrays.scores_words"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["byte_arrays.scores_words"], range)
+  val = range_le_uint(range)
   v.scores_words = val
   offset = offset + 1
   -- players
   n = v.players_size
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("players_size says %d bytes of players, %d remain", n, limit - offset)) return nil end
-  local arr_players, count_players, outer_limit_players = tree:add(tvb(offset, n), "Players"), 0, limit
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("players_size says %d bytes of players, %d remain", n, limit - offset)) return nil end
+  local arr_players, count_players, outer_limit_players = tree_add(tree, tvb(offset, n), "Players"), 0, limit
   limit = offset + n
   while offset < limit do
     count_players = count_players + 1
-    sub = arr_players:add(tvb(offset, 0), "Players: Player")
+    sub = tree_add(arr_players, tvb(offset, 0), "Players: Player")
     nxt = dissect_Player(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   end
   limit = outer_limit_players
-  arr_players:append_text(string.format(" (%d)", count_players))
+  tree_append_text(arr_players, string.format(" (%d)", count_players))
   -- scores
   n = ((4 * v.scores_words) - 4)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "scores", n, limit - offset) end
-  local arr_scores, count_scores, outer_limit_scores = tree:add(tvb(offset, n), "Scores"), 0, limit
+  local arr_scores, count_scores, outer_limit_scores = tree_add(tree, tvb(offset, n), "Scores"), 0, limit
   limit = offset + n
   while offset < limit do
     count_scores = count_scores + 1
     if limit - offset < 4 then return truncated(arr_scores, tvb, offset, "scores", 4, limit - offset) end
-    arr_scores:add_le(F["byte_arrays.scores"], tvb(offset, 4))
+    tree_add_le(arr_scores, F["byte_arrays.scores"], tvb(offset, 4))
     offset = offset + 4
   end
   limit = outer_limit_scores
-  arr_scores:append_text(string.format(" (%d)", count_scores))
+  tree_append_text(arr_scores, string.format(" (%d)", count_scores))
   -- flags
   n = 2
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "flags", n, limit - offset) end
-  local arr_flags, count_flags, outer_limit_flags = tree:add(tvb(offset, n), "Flags"), 0, limit
+  local arr_flags, count_flags, outer_limit_flags = tree_add(tree, tvb(offset, n), "Flags"), 0, limit
   limit = offset + n
   while offset < limit do
     count_flags = count_flags + 1
     if limit - offset < 1 then return truncated(arr_flags, tvb, offset, "flags", 1, limit - offset) end
-    arr_flags:add_le(F["byte_arrays.flags"], tvb(offset, 1))
+    tree_add_le(arr_flags, F["byte_arrays.flags"], tvb(offset, 1))
     offset = offset + 1
   end
   limit = outer_limit_flags
-  arr_flags:append_text(string.format(" (%d)", count_flags))
+  tree_append_text(arr_flags, string.format(" (%d)", count_flags))
   -- entries: Each entry preceded by its size: a reader skips kinds it does not know
   if limit - offset < 1 then return truncated(tree, tvb, offset, "entries length", 1, limit - offset) end
-  tree:add_le(F["byte_arrays.entries.length"], tvb(offset, 1))
+  tree_add_le(tree, F["byte_arrays.entries.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("entries: impossible count %d", n)) return nil end
-  local arr_entries, arr_start_entries, count_entries = tree:add(tvb(offset, 0), "Entries"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("entries: impossible count %d", n)) return nil end
+  local arr_entries, arr_start_entries = tree_add(tree, tvb(offset, 0), string.format("Entries (%d)", n)), offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_entries, tvb, offset, "entries length", 2, limit - offset) end
-    arr_entries:add_le(F["byte_arrays.entries.element.length"], tvb(offset, 2))
+    tree_add_le(arr_entries, F["byte_arrays.entries.element.length"], tvb(offset, 2))
     n = tvb(offset, 2):le_uint()
     offset = offset + 2
     if limit - offset < n then return truncated(arr_entries, tvb, offset, "entries", n, limit - offset) end
-    sub = arr_entries:add(tvb(offset, n), "Entries: Entry")
+    sub = tree_add(arr_entries, tvb(offset, n), "Entries: Entry")
     nxt = dissect_Entry(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("entries: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("entries: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
   end
-  arr_entries:set_len(offset - arr_start_entries)
-  arr_entries:append_text(string.format(" (%d)", count_entries))
+  tree_set_len(arr_entries, offset - arr_start_entries)
   -- cell_size
   if limit - offset < 1 then return truncated(tree, tvb, offset, "cell_size", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["byte_arrays.cell_size"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["byte_arrays.cell_size"], range)
+  val = range_le_uint(range)
   v.cell_size = val
   offset = offset + 1
   if v.cell_size ~= 4 then
-    item:add_proto_expert_info(E.invalid, fmt("cell_size: %s is not one the schema allows", tostring(v.cell_size)))
+    tree_add_proto_expert_info(item, E.invalid, fmt("cell_size: %s is not one the schema allows", tostring(v.cell_size)))
   end
   -- cells
   n = 2
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("cells: impossible count %d", n)) return nil end
-  local arr_cells, arr_start_cells, count_cells = tree:add(tvb(offset, 0), "Cells"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("cells: impossible count %d", n)) return nil end
+  local arr_cells, arr_start_cells = tree_add(tree, tvb(offset, 0), string.format("Cells (%d)", n)), offset
   for _ = 1, n do
     n = v.cell_size
-    if limit - offset < n then arr_cells:add_proto_expert_info(E.length, fmt("cell_size says %d bytes of cells, %d remain", n, limit - offset)) return nil end
-    sub = arr_cells:add(tvb(offset, n), "Cells: Cell")
+    if limit - offset < n then tree_add_proto_expert_info(arr_cells, E.length, fmt("cell_size says %d bytes of cells, %d remain", n, limit - offset)) return nil end
+    sub = tree_add(arr_cells, tvb(offset, n), "Cells: Cell")
     nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("cells: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("cells: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
   end
-  arr_cells:set_len(offset - arr_start_cells)
-  arr_cells:append_text(string.format(" (%d)", count_cells))
+  tree_set_len(arr_cells, offset - arr_start_cells)
   -- origin
   if limit - offset < 1 then return truncated(tree, tvb, offset, "origin length", 1, limit - offset) end
-  tree:add_le(F["byte_arrays.origin.length"], tvb(offset, 1))
+  tree_add_le(tree, F["byte_arrays.origin.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "origin", n, limit - offset) end
-  sub = tree:add(tvb(offset, n), "Origin: Cell")
+  sub = tree_add(tree, tvb(offset, n), "Origin: Cell")
   nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
-  if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("origin: %d bytes left unread", offset + n - nxt)) end
+  if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("origin: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- home: A varint size prefix: written after the value, moved before it
   if limit - offset < 1 then return truncated(tree, tvb, offset, "home length", 1, limit - offset) end
@@ -347,34 +357,34 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
     if limit - offset < 2 then return truncated(tree, tvb, offset, "home length", 2, limit - offset) end
     val, n = tvb(offset, 2):uint() - 32768, 2
   end
-  tree:add(F["byte_arrays.home.length"], tvb(offset, n), val)
+  tree_add(tree, F["byte_arrays.home.length"], tvb(offset, n), val)
   offset = offset + n
   n = val
   if limit - offset < n then return truncated(tree, tvb, offset, "home", n, limit - offset) end
-  sub = tree:add(tvb(offset, n), "Home: Cell")
+  sub = tree_add(tree, tvb(offset, n), "Home: Cell")
   nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
-  if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("home: %d bytes left unread", offset + n - nxt)) end
+  if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("home: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- notes
-  local arr_notes, count_notes = tree:add(tvb(offset, limit - offset), "Notes"), 0
+  local arr_notes, count_notes = tree_add(tree, tvb(offset, limit - offset), "Notes"), 0
   while offset < limit do
     count_notes = count_notes + 1
     val, n = read_leb128(tvb, offset * 8, limit * 8)
     if val == nil then return truncated(arr_notes, tvb, offset, "notes length", n / 8 + 1, limit - offset) end
-    if val == false then arr_notes:add_proto_expert_info(E.too_large, "notes length: a variable-length integer longer than 64 bits") return nil end
+    if val == false then tree_add_proto_expert_info(arr_notes, E.too_large, "notes length: a variable-length integer longer than 64 bits") return nil end
     n = n / 8
-    arr_notes:add(F["byte_arrays.notes.element.length"], tvb(offset, n), val)
+    tree_add(arr_notes, F["byte_arrays.notes.element.length"], tvb(offset, n), val)
     offset = offset + n
     n = val:tonumber()
     if limit - offset < n then return truncated(arr_notes, tvb, offset, "notes", n, limit - offset) end
-    sub = arr_notes:add(tvb(offset, n), "Notes: Entry")
+    sub = tree_add(arr_notes, tvb(offset, n), "Notes: Entry")
     nxt = dissect_Entry(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("notes: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("notes: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
   end
-  arr_notes:append_text(string.format(" (%d)", count_notes))
+  tree_append_text(arr_notes, string.format(" (%d)", count_notes))
   return offset, v
 end
 
@@ -460,7 +470,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Byte-sized arrays [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Byte-sized arrays"
 end
@@ -469,7 +479,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Byte-sized arrays [dissector error]"
   end
   return info
@@ -498,7 +508,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("BYTE_ARRAYS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

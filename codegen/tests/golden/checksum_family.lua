@@ -43,6 +43,18 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_uint = TvbRange.uint
+
 -- Checksums other than CRCs read the bytes [from, to) of tvb, with `skip_len` zero bytes in
 -- place of those at `skip_at` (the checksum field itself).
 local sbyte = string.byte
@@ -210,8 +222,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -255,12 +267,12 @@ local function verify_Sums_total(tvb, start, stop, at, item)
   local stored = tvb(at, 2):uint()
   local computed = checksum_sum16(tvb, start, stop, at, 2)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["checksum_family.sums.total.status"], tvb(at, 2), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["checksum_family.sums.total.status"], tvb(at, 2), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
-    item:add(F["checksum_family.sums.total.status"], tvb(at, 2), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad total: stored 0x%04x, computed 0x%04x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%04x]", computed))
+    tree_add(item, F["checksum_family.sums.total.status"], tvb(at, 2), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad total: stored 0x%04x, computed 0x%04x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -270,12 +282,12 @@ local function verify_Sums_wide(tvb, start, stop, at, item)
   local stored = tvb(at, 4):uint()
   local computed = checksum_sum32(tvb, start, stop, at, 4)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["checksum_family.sums.wide.status"], tvb(at, 4), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["checksum_family.sums.wide.status"], tvb(at, 4), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%08x]", computed))
-    item:add(F["checksum_family.sums.wide.status"], tvb(at, 4), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad wide: stored 0x%08x, computed 0x%08x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%08x]", computed))
+    tree_add(item, F["checksum_family.sums.wide.status"], tvb(at, 4), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad wide: stored 0x%08x, computed 0x%08x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -285,12 +297,12 @@ local function verify_Sums_parity(tvb, start, stop, at, item)
   local stored = tvb(at, 1):uint()
   local computed = checksum_xor8(tvb, start, stop, at, 1)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["checksum_family.sums.parity.status"], tvb(at, 1), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["checksum_family.sums.parity.status"], tvb(at, 1), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%02x]", computed))
-    item:add(F["checksum_family.sums.parity.status"], tvb(at, 1), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad parity: stored 0x%02x, computed 0x%02x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%02x]", computed))
+    tree_add(item, F["checksum_family.sums.parity.status"], tvb(at, 1), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad parity: stored 0x%02x, computed 0x%02x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -302,34 +314,34 @@ local function dissect_Sums(tvb, pinfo, tree, offset, limit)
   local cs_at_wide, cs_item_wide
   local cs_at_parity, cs_item_parity
   if limit - offset < 2 then return truncated(tree, tvb, offset, "a", 2, limit - offset) end
-  tree:add(F["checksum_family.sums.a"], tvb(offset, 2))
+  tree_add(tree, F["checksum_family.sums.a"], tvb(offset, 2))
   offset = offset + 2
   -- text
   if limit - offset < 1 then return truncated(tree, tvb, offset, "text length", 1, limit - offset) end
-  tree:add(F["checksum_family.sums.text.length"], tvb(offset, 1))
+  tree_add(tree, F["checksum_family.sums.text.length"], tvb(offset, 1))
   n = tvb(offset, 1):uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "text", n, limit - offset) end
-  item = tree:add_packet_field(F["checksum_family.sums.text"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["checksum_family.sums.text"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   local end_text = offset
   -- total
   cs_at_total = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "total", 2, limit - offset) end
-  item = tree:add(F["checksum_family.sums.total"], tvb(offset, 2))
+  item = tree_add(tree, F["checksum_family.sums.total"], tvb(offset, 2))
   offset = offset + 2
   cs_item_total = item
   -- wide
   cs_at_wide = offset
   if limit - offset < 4 then return truncated(tree, tvb, offset, "wide", 4, limit - offset) end
-  item = tree:add(F["checksum_family.sums.wide"], tvb(offset, 4))
+  item = tree_add(tree, F["checksum_family.sums.wide"], tvb(offset, 4))
   offset = offset + 4
   cs_item_wide = item
   -- parity
   cs_at_parity = offset
   if limit - offset < 1 then return truncated(tree, tvb, offset, "parity", 1, limit - offset) end
-  item = tree:add(F["checksum_family.sums.parity"], tvb(offset, 1))
+  item = tree_add(tree, F["checksum_family.sums.parity"], tvb(offset, 1))
   offset = offset + 1
   cs_item_parity = item
   verify_Sums_total(tvb, start, offset, cs_at_total, cs_item_total)
@@ -343,12 +355,12 @@ local function verify_Words_short(tvb, start, stop, at, item)
   local stored = tvb(at, 2):le_uint()
   local computed = checksum_fletcher16(tvb, start, stop, at, 2)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["checksum_family.words.short.status"], tvb(at, 2), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["checksum_family.words.short.status"], tvb(at, 2), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
-    item:add(F["checksum_family.words.short.status"], tvb(at, 2), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad short: stored 0x%04x, computed 0x%04x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%04x]", computed))
+    tree_add(item, F["checksum_family.words.short.status"], tvb(at, 2), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad short: stored 0x%04x, computed 0x%04x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -358,12 +370,12 @@ local function verify_Words_long(tvb, start, stop, at, item)
   local stored = tvb(at, 4):uint()
   local computed = checksum_fletcher32(tvb, start, stop, at, 4)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["checksum_family.words.long.status"], tvb(at, 4), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["checksum_family.words.long.status"], tvb(at, 4), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%08x]", computed))
-    item:add(F["checksum_family.words.long.status"], tvb(at, 4), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad long: stored 0x%08x, computed 0x%08x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%08x]", computed))
+    tree_add(item, F["checksum_family.words.long.status"], tvb(at, 4), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad long: stored 0x%08x, computed 0x%08x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -375,29 +387,28 @@ local function dissect_Words(tvb, pinfo, tree, offset, limit)
   local cs_at_long, cs_item_long
   -- values
   if limit - offset < 1 then return truncated(tree, tvb, offset, "values length", 1, limit - offset) end
-  tree:add(F["checksum_family.words.values.length"], tvb(offset, 1))
+  tree_add(tree, F["checksum_family.words.values.length"], tvb(offset, 1))
   n = tvb(offset, 1):uint()
   offset = offset + 1
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("values: impossible count %d", n)) return nil end
-  local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
+  local arr_values, arr_start_values = tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)), offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_values, tvb, offset, "values", 2, limit - offset) end
-    arr_values:add(F["checksum_family.words.values"], tvb(offset, 2))
+    tree_add(arr_values, F["checksum_family.words.values"], tvb(offset, 2))
     offset = offset + 2
   end
-  arr_values:set_len(offset - arr_start_values)
-  arr_values:append_text(string.format(" (%d)", count_values))
+  tree_set_len(arr_values, offset - arr_start_values)
   local end_values = offset
   -- short
   cs_at_short = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "short", 2, limit - offset) end
-  item = tree:add_le(F["checksum_family.words.short"], tvb(offset, 2))
+  item = tree_add_le(tree, F["checksum_family.words.short"], tvb(offset, 2))
   offset = offset + 2
   cs_item_short = item
   -- long
   cs_at_long = offset
   if limit - offset < 4 then return truncated(tree, tvb, offset, "long", 4, limit - offset) end
-  item = tree:add(F["checksum_family.words.long"], tvb(offset, 4))
+  item = tree_add(tree, F["checksum_family.words.long"], tvb(offset, 4))
   offset = offset + 4
   cs_item_long = item
   verify_Words_short(tvb, start, end_values, cs_at_short, cs_item_short)
@@ -410,12 +421,12 @@ local function verify_Frame_header_sum(tvb, start, stop, at, item)
   local stored = tvb(at, 1):uint()
   local computed = checksum_sum8(tvb, start, stop, at, 1)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["checksum_family.header_sum.status"], tvb(at, 1), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["checksum_family.header_sum.status"], tvb(at, 1), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%02x]", computed))
-    item:add(F["checksum_family.header_sum.status"], tvb(at, 1), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad header_sum: stored 0x%02x, computed 0x%02x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%02x]", computed))
+    tree_add(item, F["checksum_family.header_sum.status"], tvb(at, 1), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad header_sum: stored 0x%02x, computed 0x%02x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -427,12 +438,12 @@ local function verify_Frame_body_check(tvb, start, stop, at, item)
   local stored = tvb(at, 2):uint()
   local computed = checksum_internet(tvb, start, stop, at, 2)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["checksum_family.body_check.status"], tvb(at, 2), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["checksum_family.body_check.status"], tvb(at, 2), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
-    item:add(F["checksum_family.body_check.status"], tvb(at, 2), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad body_check: stored 0x%04x, computed 0x%04x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%04x]", computed))
+    tree_add(item, F["checksum_family.body_check.status"], tvb(at, 2), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad body_check: stored 0x%04x, computed 0x%04x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -444,12 +455,12 @@ local function verify_Frame_adler(tvb, start, stop, at, item)
   local stored = tvb(at, 4):uint()
   local computed = checksum_adler32(tvb, start, stop, at, 4)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["checksum_family.adler.status"], tvb(at, 4), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["checksum_family.adler.status"], tvb(at, 4), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%08x]", computed))
-    item:add(F["checksum_family.adler.status"], tvb(at, 4), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad adler: stored 0x%08x, computed 0x%08x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%08x]", computed))
+    tree_add(item, F["checksum_family.adler.status"], tvb(at, 4), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad adler: stored 0x%08x, computed 0x%08x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -473,55 +484,55 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["checksum_family.kind"], range)
-  val = range:uint()
+  tree_add(tree, F["checksum_family.kind"], range)
+  val = range_uint(range)
   v.kind = val
   offset = offset + 1
   -- header_sum
   cs_at_header_sum = offset
   if limit - offset < 1 then return truncated(tree, tvb, offset, "header_sum", 1, limit - offset) end
-  item = tree:add(F["checksum_family.header_sum"], tvb(offset, 1))
+  item = tree_add(tree, F["checksum_family.header_sum"], tvb(offset, 1))
   offset = offset + 1
   cs_item_header_sum = item
   -- length
   if limit - offset < 2 then return truncated(tree, tvb, offset, "length", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add(F["checksum_family.length"], range)
-  val = range:uint()
+  tree_add(tree, F["checksum_family.length"], range)
+  val = range_uint(range)
   v.length = val
   offset = offset + 2
   end_length = offset
   -- body_check
   cs_at_body_check = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "body_check", 2, limit - offset) end
-  item = tree:add(F["checksum_family.body_check"], tvb(offset, 2))
+  item = tree_add(tree, F["checksum_family.body_check"], tvb(offset, 2))
   offset = offset + 2
   cs_item_body_check = item
   start_body = offset
   -- body
   n = v.length
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of body, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("length says %d bytes of body, %d remain", n, limit - offset)) return nil end
   local tag_body = v.kind
   if tag_body == 1 then
-    sub = tree:add(tvb(offset, n), "Body: Sums")
+    sub = tree_add(tree, tvb(offset, n), "Body: Sums")
     nxt = dissect_Sums(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("body: %d bytes do not hold a Sums; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Sums; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   elseif tag_body == 2 then
-    sub = tree:add(tvb(offset, n), "Body: Words")
+    sub = tree_add(tree, tvb(offset, n), "Body: Words")
     nxt = dissect_Words(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("body: %d bytes do not hold a Words; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Words; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   else
-    item = tree:add(F["checksum_family.body"], tvb(offset, n))
-    if n == 0 then item:set_text("Body: <empty>") end
+    item = tree_add(tree, F["checksum_family.body"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Body: <empty>") end
   end
   offset = offset + n
   end_body = offset
   -- adler
   cs_at_adler = offset
   if limit - offset < 4 then return truncated(tree, tvb, offset, "adler", 4, limit - offset) end
-  item = tree:add(F["checksum_family.adler"], tvb(offset, 4))
+  item = tree_add(tree, F["checksum_family.adler"], tvb(offset, 4))
   offset = offset + 4
   cs_item_adler = item
   verify_Frame_header_sum(tvb, start_kind, end_length, cs_at_header_sum, cs_item_header_sum)
@@ -615,7 +626,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Checksum family [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Checksum family"
 end
@@ -626,7 +637,7 @@ local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok and BAD_CHECKSUM then info = info .. " [bad checksum]" end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Checksum family [dissector error]"
   end
   return info
@@ -655,7 +666,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("CHECKSUM_FAMILY")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

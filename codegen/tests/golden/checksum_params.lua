@@ -43,6 +43,17 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- CRCs in the Rocksoft model, with the fastest bit operations this Lua has, chosen once: native
 -- operators on Lua 5.3+ (compiled with `load`, so that Lua 5.2 still parses this file), else
 -- Lua 5.2's bit32. Each table is built once per Lua state and shared by every wiregen
@@ -226,8 +237,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -243,12 +254,12 @@ local function verify_Inner_check(tvb, start, stop, at, item)
   local stored = tvb(at, 2):le_uint()
   local computed = crc_crc16_3d65_0_rr_ffff(tvb, start, stop, at, 2)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["checksum_params.inner.check.status"], tvb(at, 2), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["checksum_params.inner.check.status"], tvb(at, 2), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
-    item:add(F["checksum_params.inner.check.status"], tvb(at, 2), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad check: stored 0x%04x, computed 0x%04x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%04x]", computed))
+    tree_add(item, F["checksum_params.inner.check.status"], tvb(at, 2), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad check: stored 0x%04x, computed 0x%04x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -258,12 +269,12 @@ local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   local item
   local cs_at_check, cs_item_check
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
-  tree:add_le(F["checksum_params.inner.value"], tvb(offset, 2))
+  tree_add_le(tree, F["checksum_params.inner.value"], tvb(offset, 2))
   offset = offset + 2
   -- check
   cs_at_check = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "check", 2, limit - offset) end
-  item = tree:add_le(F["checksum_params.inner.check"], tvb(offset, 2))
+  item = tree_add_le(tree, F["checksum_params.inner.check"], tvb(offset, 2))
   offset = offset + 2
   cs_item_check = item
   verify_Inner_check(tvb, start, offset, cs_at_check, cs_item_check)
@@ -275,12 +286,12 @@ local function verify_Framed_crc(tvb, start, stop, at, item)
   local stored = tvb(at, 4):le_uint()
   local computed = crc_crc32c(tvb, start, stop, at, 4)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["checksum_params.crc.status"], tvb(at, 4), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["checksum_params.crc.status"], tvb(at, 4), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%08x]", computed))
-    item:add(F["checksum_params.crc.status"], tvb(at, 4), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad crc: stored 0x%08x, computed 0x%08x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%08x]", computed))
+    tree_add(item, F["checksum_params.crc.status"], tvb(at, 4), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad crc: stored 0x%08x, computed 0x%08x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -295,27 +306,27 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["checksum_params.kind"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["checksum_params.kind"], range)
+  val = range_le_uint(range)
   v.kind = val
   offset = offset + 1
   -- crc
   cs_at_crc = offset
   if limit - offset < 4 then return truncated(tree, tvb, offset, "crc", 4, limit - offset) end
-  item = tree:add_le(F["checksum_params.crc"], tvb(offset, 4))
+  item = tree_add_le(tree, F["checksum_params.crc"], tvb(offset, 4))
   offset = offset + 4
   cs_item_crc = item
   -- body
   local tag_body = v.kind
   if tag_body == 1 then
-    sub = tree:add(tvb(offset, 0), "Body: Inner")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Inner")
     nxt = dissect_Inner(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    item = tree:add(F["checksum_params.body"], tvb(offset, limit - offset))
-    if limit - offset == 0 then item:set_text("Body: <empty>") end
+    item = tree_add(tree, F["checksum_params.body"], tvb(offset, limit - offset))
+    if limit - offset == 0 then tree_set_text(item, "Body: <empty>") end
     offset = limit
   end
   verify_Framed_crc(tvb, start, offset, cs_at_crc, cs_item_crc)
@@ -405,7 +416,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Checksum parameters [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Checksum parameters"
 end
@@ -416,7 +427,7 @@ local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok and BAD_CHECKSUM then info = info .. " [bad checksum]" end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Checksum parameters [dissector error]"
   end
   return info
@@ -445,7 +456,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("CHECKSUM_PARAMS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

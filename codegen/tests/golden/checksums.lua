@@ -43,6 +43,15 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_text = TreeItem.set_text
+
 -- CRCs in the Rocksoft model, with the fastest bit operations this Lua has, chosen once: native
 -- operators on Lua 5.3+ (compiled with `load`, so that Lua 5.2 still parses this file), else
 -- Lua 5.2's bit32. Each table is built once per Lua state and shared by every wiregen
@@ -217,8 +226,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -234,12 +243,12 @@ local function verify_Checked_checksum(tvb, start, stop, at, item)
   local stored = tvb(at, 2):le_uint()
   local computed = crc_crc16_ccitt_false(tvb, start, stop, at, 2)
   if computed == stored then
-    item:append_text(" [correct]")
-    item:add(F["checksums.checksum.status"], tvb(at, 2), 1):set_generated()
+    tree_append_text(item, " [correct]")
+    tree_add(item, F["checksums.checksum.status"], tvb(at, 2), 1):set_generated()
   else
-    item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
-    item:add(F["checksums.checksum.status"], tvb(at, 2), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, fmt("Bad checksum: stored 0x%04x, computed 0x%04x", stored, computed))
+    tree_append_text(item, string.format(" [incorrect, should be 0x%04x]", computed))
+    tree_add(item, F["checksums.checksum.status"], tvb(at, 2), 0):set_generated()
+    tree_add_proto_expert_info(item, E.bad_checksum, fmt("Bad checksum: stored 0x%04x, computed 0x%04x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -252,18 +261,18 @@ local function dissect_Checked(tvb, pinfo, tree, offset, limit)
   local v = {}
   cs_item_checksum = nil
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end
-  tree:add_le(F["checksums.sequence"], tvb(offset, 4))
+  tree_add_le(tree, F["checksums.sequence"], tvb(offset, 4))
   offset = offset + 4
   -- checksum
   cs_at_checksum = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "checksum", 2, limit - offset) end
-  item = tree:add_le(F["checksums.checksum"], tvb(offset, 2))
+  item = tree_add_le(tree, F["checksums.checksum"], tvb(offset, 2))
   offset = offset + 2
   cs_item_checksum = item
   -- data
   n = limit - offset
-  item = tree:add(F["checksums.data"], tvb(offset, n))
-  if n == 0 then item:set_text("Data: <empty>") end
+  item = tree_add(tree, F["checksums.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
   offset = offset + n
   verify_Checked_checksum(tvb, start, offset, cs_at_checksum, cs_item_checksum)
   return offset, v
@@ -352,7 +361,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Checksums [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Checksums"
 end
@@ -363,7 +372,7 @@ local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok and BAD_CHECKSUM then info = info .. " [bad checksum]" end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Checksums [dissector error]"
   end
   return info
@@ -392,7 +401,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("CHECKSUMS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

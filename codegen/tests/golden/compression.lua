@@ -43,6 +43,17 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -139,8 +150,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -209,19 +220,19 @@ end
 local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
-  tree:add_le(F["compression.entity.id"], tvb(offset, 2))
+  tree_add_le(tree, F["compression.entity.id"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["compression.entity.x"], tvb(offset, 4))
+  tree_add_le(tree, F["compression.entity.x"], tvb(offset, 4))
   offset = offset + 4
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
-  tree:add_le(F["compression.entity.name.length"], tvb(offset, 1))
+  tree_add_le(tree, F["compression.entity.name.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
-  item = tree:add_packet_field(F["compression.entity.name"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["compression.entity.name"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "name: not valid UTF-8") end
   offset = offset + n
   return offset
 end
@@ -232,23 +243,22 @@ local function dissect_World(tvb, pinfo, tree, offset, limit)
   -- count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "count", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["compression.world.count"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["compression.world.count"], range)
+  val = range_le_uint(range)
   v.count = val
   offset = offset + 1
   -- entities
   n = v.count
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("entities: impossible count %d", n)) return nil end
-  local arr_entities, arr_start_entities, count_entities = tree:add(tvb(offset, 0), "Entities"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("entities: impossible count %d", n)) return nil end
+  local arr_entities, arr_start_entities = tree_add(tree, tvb(offset, 0), string.format("Entities (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_entities:add(tvb(offset, 0), "Entities: Entity")
+    sub = tree_add(arr_entities, tvb(offset, 0), "Entities: Entity")
     nxt = dissect_Entity(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   end
-  arr_entities:set_len(offset - arr_start_entities)
-  arr_entities:append_text(string.format(" (%d)", count_entities))
+  tree_set_len(arr_entities, offset - arr_start_entities)
   return offset, v
 end
 
@@ -256,17 +266,17 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   local item, n
   -- text
   if limit - offset < 2 then return truncated(tree, tvb, offset, "text length", 2, limit - offset) end
-  tree:add_le(F["compression.chat.text.length"], tvb(offset, 2))
+  tree_add_le(tree, F["compression.chat.text.length"], tvb(offset, 2))
   n = tvb(offset, 2):le_uint()
   offset = offset + 2
   if limit - offset < n then return truncated(tree, tvb, offset, "text", n, limit - offset) end
-  item = tree:add_packet_field(F["compression.chat.text"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["compression.chat.text"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   -- blob
   n = limit - offset
-  item = tree:add(F["compression.chat.blob"], tvb(offset, n))
-  if n == 0 then item:set_text("Blob: <empty>") end
+  item = tree_add(tree, F["compression.chat.blob"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Blob: <empty>") end
   offset = offset + n
   return offset
 end
@@ -275,75 +285,75 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
   if limit - offset < 4 then return truncated(tree, tvb, offset, "tick", 4, limit - offset) end
-  tree:add_le(F["compression.tick"], tvb(offset, 4))
+  tree_add_le(tree, F["compression.tick"], tvb(offset, 4))
   offset = offset + 4
   -- world_size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "world_size", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["compression.world_size"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["compression.world_size"], range)
+  val = range_le_uint(range)
   v.world_size = val
   offset = offset + 2
   -- world
   n = v.world_size
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("world_size says %d bytes of world, %d remain", n, limit - offset)) return nil end
-  sub = tree:add(tvb(offset, n), string.format("World: World (zlib, %d bytes)", n))
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("world_size says %d bytes of world, %d remain", n, limit - offset)) return nil end
+  sub = tree_add(tree, tvb(offset, n), string.format("World: World (zlib, %d bytes)", n))
   do
     local plain = n > 0 and uncompress(tvb(offset, n), "World (zlib-decompressed)", "zlib") or nil
     if plain == nil then
-      sub:add_proto_expert_info(E.compressed, fmt("world: the %d bytes are not valid zlib data", n))
+      tree_add_proto_expert_info(sub, E.compressed, fmt("world: the %d bytes are not valid zlib data", n))
       return nil
     end
     if plain:len() > 1048576 then
-      sub:add_proto_expert_info(E.compressed, fmt("world: decompresses to %d bytes, more than the 1048576 allowed", plain:len()))
+      tree_add_proto_expert_info(sub, E.compressed, fmt("world: decompresses to %d bytes, more than the 1048576 allowed", plain:len()))
       return nil
     end
     nxt = dissect_World(plain, pinfo, sub, 0, plain:len())
     if nxt == nil then return nil end
-    if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, fmt("world: %d decompressed bytes left unread", plain:len() - nxt)) end
+    if nxt < plain:len() then tree_add_proto_expert_info(sub, E.trailing, fmt("world: %d decompressed bytes left unread", plain:len() - nxt)) end
   end
   offset = offset + n
   -- chat
   val, n = read_leb128(tvb, offset * 8, limit * 8)
   if val == nil then return truncated(tree, tvb, offset, "chat length", n / 8 + 1, limit - offset) end
-  if val == false then tree:add_proto_expert_info(E.too_large, "chat length: a variable-length integer longer than 64 bits") return nil end
+  if val == false then tree_add_proto_expert_info(tree, E.too_large, "chat length: a variable-length integer longer than 64 bits") return nil end
   n = n / 8
-  tree:add(F["compression.chat.length"], tvb(offset, n), val)
+  tree_add(tree, F["compression.chat.length"], tvb(offset, n), val)
   offset = offset + n
   n = val:tonumber()
   if limit - offset < n then return truncated(tree, tvb, offset, "chat", n, limit - offset) end
-  sub = tree:add(tvb(offset, n), string.format("Chat: Chat (deflate, %d bytes)", n))
+  sub = tree_add(tree, tvb(offset, n), string.format("Chat: Chat (deflate, %d bytes)", n))
   do
     local plain = n > 0 and uncompress(tvb(offset, n), "Chat (deflate-decompressed)", "deflate") or nil
     if plain == nil then
-      sub:add_proto_expert_info(E.compressed, fmt("chat: the %d bytes are not valid deflate data", n))
+      tree_add_proto_expert_info(sub, E.compressed, fmt("chat: the %d bytes are not valid deflate data", n))
       return nil
     end
     if plain:len() > 4096 then
-      sub:add_proto_expert_info(E.compressed, fmt("chat: decompresses to %d bytes, more than the 4096 allowed", plain:len()))
+      tree_add_proto_expert_info(sub, E.compressed, fmt("chat: decompresses to %d bytes, more than the 4096 allowed", plain:len()))
       return nil
     end
     nxt = dissect_Chat(plain, pinfo, sub, 0, plain:len())
     if nxt == nil then return nil end
-    if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, fmt("chat: %d decompressed bytes left unread", plain:len() - nxt)) end
+    if nxt < plain:len() then tree_add_proto_expert_info(sub, E.trailing, fmt("chat: %d decompressed bytes left unread", plain:len() - nxt)) end
   end
   offset = offset + n
   -- extra
   n = limit - offset
-  sub = tree:add(tvb(offset, n), string.format("Extra: Chat (gzip, %d bytes)", n))
+  sub = tree_add(tree, tvb(offset, n), string.format("Extra: Chat (gzip, %d bytes)", n))
   do
     local plain = n > 0 and uncompress(tvb(offset, n), "Extra (gzip-decompressed)", "gzip") or nil
     if plain == nil then
-      sub:add_proto_expert_info(E.compressed, fmt("extra: the %d bytes are not valid gzip data", n))
+      tree_add_proto_expert_info(sub, E.compressed, fmt("extra: the %d bytes are not valid gzip data", n))
       return nil
     end
     if plain:len() > 1048576 then
-      sub:add_proto_expert_info(E.compressed, fmt("extra: decompresses to %d bytes, more than the 1048576 allowed", plain:len()))
+      tree_add_proto_expert_info(sub, E.compressed, fmt("extra: decompresses to %d bytes, more than the 1048576 allowed", plain:len()))
       return nil
     end
     nxt = dissect_Chat(plain, pinfo, sub, 0, plain:len())
     if nxt == nil then return nil end
-    if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, fmt("extra: %d decompressed bytes left unread", plain:len() - nxt)) end
+    if nxt < plain:len() then tree_add_proto_expert_info(sub, E.trailing, fmt("extra: %d decompressed bytes left unread", plain:len() - nxt)) end
   end
   offset = offset + n
   return offset, v
@@ -431,7 +441,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Compression [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Compression"
 end
@@ -440,7 +450,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Compression [dissector error]"
   end
   return info
@@ -469,7 +479,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("COMPRESSION")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

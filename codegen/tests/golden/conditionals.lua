@@ -43,6 +43,15 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local range_le_uint = TvbRange.le_uint
+local range_uint = TvbRange.uint
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -86,8 +95,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -101,21 +110,21 @@ local function dissect_Cond(tvb, pinfo, tree, offset, limit)
   -- version
   if limit - offset < 1 then return truncated(tree, tvb, offset, "version", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["conditionals.version"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["conditionals.version"], range)
+  val = range_le_uint(range)
   v.version = val
   offset = offset + 1
   -- enabled
   if limit - offset < 1 then return truncated(tree, tvb, offset, "enabled", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["conditionals.enabled"], range)
-  val = range:uint() ~= 0
+  tree_add(tree, F["conditionals.enabled"], range)
+  val = range_uint(range) ~= 0
   v.enabled = val
   offset = offset + 1
   -- extra
   if ((v.version >= 2) and (not v.enabled)) then
     if limit - offset < 4 then return truncated(tree, tvb, offset, "extra", 4, limit - offset) end
-    tree:add_le(F["conditionals.extra"], tvb(offset, 4))
+    tree_add_le(tree, F["conditionals.extra"], tvb(offset, 4))
     offset = offset + 4
   end
   return offset, v
@@ -203,7 +212,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Conditionals [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Conditionals"
 end
@@ -212,7 +221,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Conditionals [dissector error]"
   end
   return info
@@ -241,7 +250,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("CONDITIONALS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

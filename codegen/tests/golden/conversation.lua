@@ -43,6 +43,13 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_text = TreeItem.set_text
+
 -- Whether `port` is in a range preference such as "8080,9000-9010".
 local server_port_ranges = {}
 local function parse_ranges(text)
@@ -59,7 +66,8 @@ local function parse_ranges(text)
 end
 
 local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
+  for i = 1, #server_port_ranges do
+    local r = server_port_ranges[i]
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
@@ -109,8 +117,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -138,14 +146,14 @@ end
 
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "salt", 4, limit - offset) end
-  tree:add(F["conversation.hello.salt"], tvb(offset, 4))
+  tree_add(tree, F["conversation.hello.salt"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_Welcome(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "pepper", 4, limit - offset) end
-  tree:add(F["conversation.welcome.pepper"], tvb(offset, 4))
+  tree_add(tree, F["conversation.welcome.pepper"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
@@ -154,12 +162,12 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence", 2, limit - offset) end
-  tree:add(F["conversation.sequence"], tvb(offset, 2))
+  tree_add(tree, F["conversation.sequence"], tvb(offset, 2))
   offset = offset + 2
   -- data
   n = limit - offset
-  item = tree:add(F["conversation.data"], tvb(offset, n))
-  if n == 0 then item:set_text("Data: <empty>") end
+  item = tree_add(tree, F["conversation.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
   offset = offset + n
   return offset, v
 end
@@ -281,7 +289,7 @@ local function dissect_message(tvb, pinfo, root)
     local offset = entry[1](tvb, pinfo, root, 0, tvb:len())
     if offset == nil then return entry[2] .. " [malformed]" end
     if offset < tvb:len() then
-      root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", tvb:len() - offset))
+      tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", tvb:len() - offset))
     end
     return entry[2]
   end
@@ -291,7 +299,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Conversation [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Conversation"
 end
@@ -301,7 +309,7 @@ local function dissect_protected(tvb, pinfo, root)
   CONVERSATION = nil
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Conversation [dissector error]"
   end
   return info
@@ -330,7 +338,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("CONVERSATION")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,15 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_text = TreeItem.set_text
+local range_uint = TvbRange.uint
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -85,8 +94,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -98,8 +107,8 @@ local function dissect_Item(tvb, pinfo, tree, offset, limit)
   local item, n
   -- data
   n = limit - offset
-  item = tree:add(F["element_size.item.data"], tvb(offset, n))
-  if n == 0 then item:set_text("Data: <empty>") end
+  item = tree_add(tree, F["element_size.item.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
   offset = offset + n
   return offset
 end
@@ -110,28 +119,28 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- element_size
   if limit - offset < 1 then return truncated(tree, tvb, offset, "element_size", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["element_size.element_size"], range)
-  val = range:uint()
+  tree_add(tree, F["element_size.element_size"], range)
+  val = range_uint(range)
   v.element_size = val
   offset = offset + 1
   -- items
-  local arr_items, count_items = tree:add(tvb(offset, limit - offset), "Items"), 0
+  local arr_items, count_items = tree_add(tree, tvb(offset, limit - offset), "Items"), 0
   while offset < limit do
     count_items = count_items + 1
     local before_items = offset
     n = v.element_size
-    if limit - offset < n then arr_items:add_proto_expert_info(E.length, fmt("element_size says %d bytes of items, %d remain", n, limit - offset)) return nil end
-    sub = arr_items:add(tvb(offset, n), "Items: Item")
+    if limit - offset < n then tree_add_proto_expert_info(arr_items, E.length, fmt("element_size says %d bytes of items, %d remain", n, limit - offset)) return nil end
+    sub = tree_add(arr_items, tvb(offset, n), "Items: Item")
     nxt = dissect_Item(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("items: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("items: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
     if offset == before_items then
-      arr_items:add_proto_expert_info(E.length, "an element takes no bytes: the array to the end cannot go on")
+      tree_add_proto_expert_info(arr_items, E.length, "an element takes no bytes: the array to the end cannot go on")
       break
     end
   end
-  arr_items:append_text(string.format(" (%d)", count_items))
+  tree_append_text(arr_items, string.format(" (%d)", count_items))
   return offset, v
 end
 
@@ -217,7 +226,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Element size [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Element size"
 end
@@ -226,7 +235,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Element size [dissector error]"
   end
   return info
@@ -255,7 +264,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("ELEMENT_SIZE")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,16 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_uint = TvbRange.uint
+
 -- `c ? a : b` of the schema's expressions (both already evaluated).
 local function pick(c, a, b)
   if c then return a end
@@ -65,7 +75,8 @@ local function parse_ranges(text)
 end
 
 local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
+  for i = 1, #server_port_ranges do
+    local r = server_port_ranges[i]
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
@@ -149,8 +160,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -270,7 +281,7 @@ local INFO_SUFFIX = ""
 -- A part that came again after its payload was joined (its sender retransmitted it): shown as
 -- such, and the start of no second payload.
 local function join_retransmitted(tree, seq)
-  tree:add_proto_expert_info(E.rejoined, fmt("part %s came again after its payload was joined: a retransmission", tostring(seq)))
+  tree_add_proto_expert_info(tree, E.rejoined, fmt("part %s came again after its payload was joined: a retransmission", tostring(seq)))
 end
 
 -- Payloads of one join waiting for parts at once (by conversation, direction and key), as the
@@ -287,14 +298,14 @@ local function dissect_Control(tvb, pinfo, tree, offset, limit)
   -- control
   if limit - offset < 1 then return truncated(tree, tvb, offset, "control", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["enclosing.control.control"], range)
-  val = range:uint()
+  tree_add(tree, F["enclosing.control.control"], range)
+  val = range_uint(range)
   v.control = val
   offset = offset + 1
   -- peer: Only the server sets a peer id.
   if ((v.control == 1) and (not from_client(pinfo))) then
     if limit - offset < 2 then return truncated(tree, tvb, offset, "peer", 2, limit - offset) end
-    tree:add(F["enclosing.control.peer"], tvb(offset, 2))
+    tree_add(tree, F["enclosing.control.peer"], tvb(offset, 2))
     offset = offset + 2
   end
   return offset, v
@@ -303,28 +314,28 @@ end
 local function dissect_Init(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 1 then return truncated(tree, tvb, offset, "version", 1, limit - offset) end
-  tree:add(F["enclosing.init.version"], tvb(offset, 1))
+  tree_add(tree, F["enclosing.init.version"], tvb(offset, 1))
   offset = offset + 1
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
-  tree:add(F["enclosing.init.name.length"], tvb(offset, 1))
+  tree_add(tree, F["enclosing.init.name.length"], tvb(offset, 1))
   n = tvb(offset, 1):uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
-  item = tree:add_packet_field(F["enclosing.init.name"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["enclosing.init.name"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "name: not valid UTF-8") end
   offset = offset + n
   return offset
 end
 
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "peer", 2, limit - offset) end
-  tree:add(F["enclosing.hello.peer"], tvb(offset, 2))
+  tree_add(tree, F["enclosing.hello.peer"], tvb(offset, 2))
   offset = offset + 2
   -- flags
   if (ENCLOSING[1] ~= 0) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
-    tree:add(F["enclosing.hello.flags"], tvb(offset, 1))
+    tree_add(tree, F["enclosing.hello.flags"], tvb(offset, 1))
     offset = offset + 1
   end
   return offset
@@ -336,27 +347,27 @@ local function dissect_Original(tvb, pinfo, tree, offset, limit)
   -- command
   if limit - offset < 2 then return truncated(tree, tvb, offset, "command", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add(F["enclosing.original.command"], range)
-  val = range:uint()
+  tree_add(tree, F["enclosing.original.command"], range)
+  val = range_uint(range)
   v.command = val
   offset = offset + 2
   -- body: Client and server number their commands apart.
   local tag_body = pick(from_client(pinfo), v.command, (v.command + 0x1000))
   if tag_body == 1 then
-    sub = tree:add(tvb(offset, 0), "Body: Init")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Init")
     nxt = dissect_Init(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 4098 then
-    sub = tree:add(tvb(offset, 0), "Body: Hello")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Hello")
     nxt = dissect_Hello(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    item = tree:add(F["enclosing.original.body"], tvb(offset, limit - offset))
-    if limit - offset == 0 then item:set_text("Body: <empty>") end
+    item = tree_add(tree, F["enclosing.original.body"], tvb(offset, limit - offset))
+    if limit - offset == 0 then tree_set_text(item, "Body: <empty>") end
     offset = limit
   end
   return offset, v
@@ -391,12 +402,12 @@ local function join_0(pinfo, tree, v)
       bounded_set(join_parts_0, key, st)
       if join_parts_0.count > JOIN_WAITING then
         local evicted = bounded_evict(join_parts_0)
-        tree:add_proto_expert_info(E.evicted, fmt("%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far", JOIN_WAITING, evicted, join_parts_0.evicted))
+        tree_add_proto_expert_info(tree, E.evicted, fmt("%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far", JOIN_WAITING, evicted, join_parts_0.evicted))
       end
     end
     if st.parts[seq] == nil then st.n = st.n + 1 else st.run_a = nil end
     if st.n > 4096 then
-      tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
+      tree_add_proto_expert_info(tree, E.reassembly, "more than 4096 parts waiting to be joined; dropped")
       bounded_remove(join_parts_0, key)
       return
     end
@@ -444,13 +455,13 @@ local function join_0(pinfo, tree, v)
   local whole = frame_joins_0[here]
   if whole == false then return join_retransmitted(tree, seq) end
   if whole == nil then return end
-  tree:add_proto_expert_info(E.joined, fmt("Split joined from %d parts", whole.count))
+  tree_add_proto_expert_info(tree, E.joined, fmt("Split joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [Split joined from %d parts]", whole.count)
   local sub
   if #whole.s1 > 0 then
     local wtvb = ByteArray.new(whole.s1, true):tvb("Joined chunk")
-    sub = tree:add(wtvb(), string.format("Joined chunk (%d bytes)", wtvb:len()))
-    sub:add(F["enclosing.split.chunk.joined"], wtvb())
+    sub = tree_add(tree, wtvb(), string.format("Joined chunk (%d bytes)", wtvb:len()))
+    tree_add(sub, F["enclosing.split.chunk.joined"], wtvb())
   end
 end
 
@@ -460,29 +471,29 @@ local function dissect_Split(tvb, pinfo, tree, offset, limit)
   -- seqnum
   if limit - offset < 2 then return truncated(tree, tvb, offset, "seqnum", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add(F["enclosing.split.seqnum"], range)
-  val = range:uint()
+  tree_add(tree, F["enclosing.split.seqnum"], range)
+  val = range_uint(range)
   v.seqnum = val
   offset = offset + 2
   -- count
   if limit - offset < 2 then return truncated(tree, tvb, offset, "count", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add(F["enclosing.split.count"], range)
-  val = range:uint()
+  tree_add(tree, F["enclosing.split.count"], range)
+  val = range_uint(range)
   v.count = val
   offset = offset + 2
   -- index
   if limit - offset < 2 then return truncated(tree, tvb, offset, "index", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add(F["enclosing.split.index"], range)
-  val = range:uint()
+  tree_add(tree, F["enclosing.split.index"], range)
+  val = range_uint(range)
   v.index = val
   offset = offset + 2
   -- chunk: Channel 2 carries short chunks.
   n = pick((ENCLOSING[1] == 2), 4, 8)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "chunk", n, limit - offset) end
-  item = tree:add(F["enclosing.split.chunk"], tvb(offset, n))
-  if n == 0 then item:set_text("Chunk: <empty>") end
+  item = tree_add(tree, F["enclosing.split.chunk"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Chunk: <empty>") end
   v.chunk = n -- bytes are kept as their length
   v.chunk_raw = tvb:raw(offset, n)
   offset = offset + n
@@ -495,38 +506,38 @@ local function dissect_Reliable(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "seqnum", 2, limit - offset) end
-  tree:add(F["enclosing.reliable.seqnum"], tvb(offset, 2))
+  tree_add(tree, F["enclosing.reliable.seqnum"], tvb(offset, 2))
   offset = offset + 2
   -- inner_kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "inner_kind", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add(F["enclosing.reliable.inner_kind"], range)
-  val = range:uint()
+  item = tree_add(tree, F["enclosing.reliable.inner_kind"], range)
+  val = range_uint(range)
   v.inner_kind = val
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("inner_kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("inner_kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- inner
   local tag_inner = v.inner_kind
   if tag_inner == 0 then
-    sub = tree:add(tvb(offset, 0), "Inner: Control")
+    sub = tree_add(tree, tvb(offset, 0), "Inner: Control")
     nxt = dissect_Control(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_inner == 1 then
-    sub = tree:add(tvb(offset, 0), "Inner: Original")
+    sub = tree_add(tree, tvb(offset, 0), "Inner: Original")
     nxt = dissect_Original(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_inner == 2 then
-    sub = tree:add(tvb(offset, 0), "Inner: Split")
+    sub = tree_add(tree, tvb(offset, 0), "Inner: Split")
     nxt = dissect_Split(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("inner: no case for tag %d", tag_inner))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("inner: no case for tag %d", tag_inner))
     return nil
   end
   return offset, v
@@ -538,39 +549,39 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add(F["enclosing.packet.kind"], range)
-  val = range:uint()
+  item = tree_add(tree, F["enclosing.packet.kind"], range)
+  val = range_uint(range)
   v.kind = val
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- body
   local tag_body = v.kind
   if tag_body == 0 then
-    sub = tree:add(tvb(offset, 0), "Body: Control")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Control")
     nxt = dissect_Control(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree:add(tvb(offset, 0), "Body: Original")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Original")
     nxt = dissect_Original(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree:add(tvb(offset, 0), "Body: Split")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Split")
     nxt = dissect_Split(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 3 then
-    sub = tree:add(tvb(offset, 0), "Body: Reliable")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Reliable")
     nxt = dissect_Reliable(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -583,29 +594,29 @@ local function dissect_Datagram(tvb, pinfo, tree, offset, limit)
   -- protocol_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "protocol_id", 4, limit - offset) end
   range = tvb(offset, 4)
-  item = tree:add(F["enclosing.protocol_id"], range)
-  val = range:uint()
+  item = tree_add(tree, F["enclosing.protocol_id"], range)
+  val = range_uint(range)
   v.protocol_id = val
   offset = offset + 4
   if v.protocol_id ~= 0x4F457403 then
-    item:add_proto_expert_info(E.bad_const, fmt("protocol_id: expected 0x%x, found 0x%x", 0x4F457403, v.protocol_id))
+    tree_add_proto_expert_info(item, E.bad_const, fmt("protocol_id: expected 0x%x, found 0x%x", 0x4F457403, v.protocol_id))
   end
   if limit - offset < 2 then return truncated(tree, tvb, offset, "peer_id", 2, limit - offset) end
-  tree:add(F["enclosing.peer_id"], tvb(offset, 2))
+  tree_add(tree, F["enclosing.peer_id"], tvb(offset, 2))
   offset = offset + 2
   -- channel
   if limit - offset < 1 then return truncated(tree, tvb, offset, "channel", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["enclosing.channel"], range)
-  val = range:uint()
+  tree_add(tree, F["enclosing.channel"], range)
+  val = range_uint(range)
   v.channel = val
   offset = offset + 1
   ENCLOSING[1] = v.channel
   -- packet
-  sub = tree:add(tvb(offset, 0), "Packet: Packet")
+  sub = tree_add(tree, tvb(offset, 0), "Packet: Packet")
   nxt = dissect_Packet(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(nxt - offset)
+  tree_set_len(sub, nxt - offset)
   offset = nxt
   return offset, v
 end
@@ -699,7 +710,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Enclosing fields [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Enclosing fields"
 end
@@ -711,7 +722,7 @@ local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok then info = info .. INFO_SUFFIX end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Enclosing fields [dissector error]"
   end
   return info
@@ -740,7 +751,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("ENCLOSING")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,16 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local range_le_uint = TvbRange.le_uint
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -95,8 +105,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -109,59 +119,59 @@ local function dissect_Profile(tvb, pinfo, tree, offset, limit)
   local v = {}
   -- tag
   if limit - offset < 1 then return truncated(tree, tvb, offset, "tag length", 1, limit - offset) end
-  tree:add_le(F["encodings.tag.length"], tvb(offset, 1))
+  tree_add_le(tree, F["encodings.tag.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "tag", n, limit - offset) end
-  item = tree:add_packet_field(F["encodings.tag"], tvb(offset, n), ENC_ASCII)
-  if n > 0 and tvb:raw(offset, n):find("[\128-\255]") ~= nil then item:add_proto_expert_info(E.invalid, "tag: not ASCII") end
+  item = tree_add_packet_field(tree, F["encodings.tag"], tvb(offset, n), ENC_ASCII)
+  if n > 0 and tvb:raw(offset, n):find("[\128-\255]") ~= nil then tree_add_proto_expert_info(item, E.invalid, "tag: not ASCII") end
   offset = offset + n
   -- city
   if limit - offset < 1 then return truncated(tree, tvb, offset, "city length", 1, limit - offset) end
-  tree:add_le(F["encodings.city.length"], tvb(offset, 1))
+  tree_add_le(tree, F["encodings.city.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "city", n, limit - offset) end
-  tree:add_packet_field(F["encodings.city"], tvb(offset, n), ENC_ISO_8859_1)
+  tree_add_packet_field(tree, F["encodings.city"], tvb(offset, n), ENC_ISO_8859_1)
   offset = offset + n
   -- units: Length of name in UTF-16 code units.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "units", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["encodings.units"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["encodings.units"], range)
+  val = range_le_uint(range)
   v.units = val
   offset = offset + 2
   -- name
   n = (2 * v.units)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
-  item = tree:add_packet_field(F["encodings.name"], tvb(offset, n), ENC_UTF_16 + ENC_LITTLE_ENDIAN)
-  if n > 0 and n % 2 == 1 then item:add_proto_expert_info(E.invalid, "name: an odd byte count for UTF-16") end
+  item = tree_add_packet_field(tree, F["encodings.name"], tvb(offset, n), ENC_UTF_16 + ENC_LITTLE_ENDIAN)
+  if n > 0 and n % 2 == 1 then tree_add_proto_expert_info(item, E.invalid, "name: an odd byte count for UTF-16") end
   offset = offset + n
   -- motto
   if limit - offset < 1 then return truncated(tree, tvb, offset, "motto length", 1, limit - offset) end
-  tree:add_le(F["encodings.motto.length"], tvb(offset, 1))
+  tree_add_le(tree, F["encodings.motto.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "motto", n, limit - offset) end
-  item = tree:add_packet_field(F["encodings.motto"], tvb(offset, n), ENC_UTF_16 + ENC_BIG_ENDIAN)
-  if n > 0 and n % 2 == 1 then item:add_proto_expert_info(E.invalid, "motto: an odd byte count for UTF-16") end
+  item = tree_add_packet_field(tree, F["encodings.motto"], tvb(offset, n), ENC_UTF_16 + ENC_BIG_ENDIAN)
+  if n > 0 and n % 2 == 1 then tree_add_proto_expert_info(item, E.invalid, "motto: an odd byte count for UTF-16") end
   offset = offset + n
   -- note
   n = string.find(tvb:raw(offset, limit - offset), "\0", 1, true)
   if n == nil then
-    item = tree:add(tvb(offset, limit - offset), "[note: no NUL before the end]")
-    item:add_proto_expert_info(E.truncated, "note: no NUL before the end")
+    item = tree_add(tree, tvb(offset, limit - offset), "[note: no NUL before the end]")
+    tree_add_proto_expert_info(item, E.truncated, "note: no NUL before the end")
     return nil
   end
-  tree:add_packet_field(F["encodings.note"], tvb(offset, n), ENC_ISO_8859_1)
+  tree_add_packet_field(tree, F["encodings.note"], tvb(offset, n), ENC_ISO_8859_1)
   offset = offset + n
   -- code
   n = 8
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "code", n, limit - offset) end
   val = tvb:raw(offset, n):match("^[^\0]*")
-  item = tree:add_packet_field(F["encodings.code"], tvb(offset, #val), ENC_ASCII)
-  item:set_len(n)
-  if val:find("[\128-\255]") ~= nil then item:add_proto_expert_info(E.invalid, "code: not ASCII") end
+  item = tree_add_packet_field(tree, F["encodings.code"], tvb(offset, #val), ENC_ASCII)
+  tree_set_len(item, n)
+  if val:find("[\128-\255]") ~= nil then tree_add_proto_expert_info(item, E.invalid, "code: not ASCII") end
   offset = offset + n
   -- title
   n = nil
@@ -170,12 +180,12 @@ local function dissect_Profile(tvb, pinfo, tree, offset, limit)
     if val:byte(i) == 0 and val:byte(i + 1) == 0 then n = i + 1 break end
   end
   if n == nil then
-    item = tree:add(tvb(offset, limit - offset), "[title: no NUL before the end]")
-    item:add_proto_expert_info(E.truncated, "title: no NUL before the end")
+    item = tree_add(tree, tvb(offset, limit - offset), "[title: no NUL before the end]")
+    tree_add_proto_expert_info(item, E.truncated, "title: no NUL before the end")
     return nil
   end
-  item = tree:add_packet_field(F["encodings.title"], tvb(offset, n), ENC_UTF_16 + ENC_LITTLE_ENDIAN)
-  if n > 2 and n - 2 % 2 == 1 then item:add_proto_expert_info(E.invalid, "title: an odd byte count for UTF-16") end
+  item = tree_add_packet_field(tree, F["encodings.title"], tvb(offset, n), ENC_UTF_16 + ENC_LITTLE_ENDIAN)
+  if n > 2 and n - 2 % 2 == 1 then tree_add_proto_expert_info(item, E.invalid, "title: an odd byte count for UTF-16") end
   offset = offset + n
   -- badge
   n = 8
@@ -184,9 +194,9 @@ local function dissect_Profile(tvb, pinfo, tree, offset, limit)
   for i = 1, n - 1, 2 do
     if val:byte(i) == 0 and val:byte(i + 1) == 0 then val = val:sub(1, i - 1) break end
   end
-  item = tree:add_packet_field(F["encodings.badge"], tvb(offset, #val), ENC_UTF_16 + ENC_BIG_ENDIAN)
-  item:set_len(n)
-  if #val % 2 == 1 then item:add_proto_expert_info(E.invalid, "badge: an odd byte count for UTF-16") end
+  item = tree_add_packet_field(tree, F["encodings.badge"], tvb(offset, #val), ENC_UTF_16 + ENC_BIG_ENDIAN)
+  tree_set_len(item, n)
+  if #val % 2 == 1 then tree_add_proto_expert_info(item, E.invalid, "badge: an odd byte count for UTF-16") end
   offset = offset + n
   return offset, v
 end
@@ -273,7 +283,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Encodings [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Encodings"
 end
@@ -282,7 +292,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Encodings [dissector error]"
   end
   return info
@@ -311,7 +321,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("ENCODINGS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,15 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_uint = TvbRange.uint
+
 -- `c ? a : b` of the schema's expressions (both already evaluated).
 local function pick(c, a, b)
   if c then return a end
@@ -104,8 +113,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -117,40 +126,39 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   if limit - offset < 1 then return truncated(tree, tvb, offset, "channel_id", 1, limit - offset) end
-  tree:add(F["enet_constructs.command.channel_id"], tvb(offset, 1))
+  tree_add(tree, F["enet_constructs.command.channel_id"], tvb(offset, 1))
   offset = offset + 1
   -- wide
   if limit - offset < 1 then return truncated(tree, tvb, offset, "wide", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["enet_constructs.command.wide"], range)
-  val = range:uint() ~= 0
+  tree_add(tree, F["enet_constructs.command.wide"], range)
+  val = range_uint(range) ~= 0
   v.wide = val
   offset = offset + 1
   -- n
   if limit - offset < 1 then return truncated(tree, tvb, offset, "n", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add(F["enet_constructs.command.n"], range)
-  val = range:uint()
+  item = tree_add(tree, F["enet_constructs.command.n"], range)
+  val = range_uint(range)
   v.n = val
   offset = offset + 1
   if v.n > 8 then
-    item:add_proto_expert_info(E.too_large, fmt("n: %d is above the maximum 8", v.n))
+    tree_add_proto_expert_info(item, E.too_large, fmt("n: %d is above the maximum 8", v.n))
   end
   -- items
   n = pick(v.wide, (v.n * 2), v.n)
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("items: impossible count %d", n)) return nil end
-  local arr_items, arr_start_items, count_items = tree:add(tvb(offset, 0), "Items"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("items: impossible count %d", n)) return nil end
+  local arr_items, arr_start_items = tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)), offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_items, tvb, offset, "items", 2, limit - offset) end
-    arr_items:add(F["enet_constructs.command.items"], tvb(offset, 2))
+    tree_add(arr_items, F["enet_constructs.command.items"], tvb(offset, 2))
     offset = offset + 2
   end
-  arr_items:set_len(offset - arr_start_items)
-  arr_items:append_text(string.format(" (%d)", count_items))
+  tree_set_len(arr_items, offset - arr_start_items)
   -- extra
   if pick((v.n > 4), v.wide, (v.n == 0)) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "extra", 1, limit - offset) end
-    tree:add(F["enet_constructs.command.extra"], tvb(offset, 1))
+    tree_add(tree, F["enet_constructs.command.extra"], tvb(offset, 1))
     offset = offset + 1
   end
   return offset, v
@@ -159,12 +167,12 @@ end
 local function dissect_Unreliable(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "unreliable_sequence_number", 2, limit - offset) end
-  tree:add(F["enet_constructs.unreliable.unreliable_sequence_number"], tvb(offset, 2))
+  tree_add(tree, F["enet_constructs.unreliable.unreliable_sequence_number"], tvb(offset, 2))
   offset = offset + 2
   -- data
   n = limit - offset
-  item = tree:add(F["enet_constructs.unreliable.data"], tvb(offset, n))
-  if n == 0 then item:set_text("Data: <empty>") end
+  item = tree_add(tree, F["enet_constructs.unreliable.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
   offset = offset + n
   return offset
 end
@@ -175,7 +183,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- header: a bit group
   if limit - offset < 8 then return truncated(tree, tvb, offset, "header", 8, limit - offset) end
   local group_header = tvb(offset, 8):uint64()
-  local group_header_item = tree:add(F["enet_constructs.header"], tvb(offset, 8))
+  local group_header_item = tree_add(tree, F["enet_constructs.header"], tvb(offset, 8))
   -- peer_id: 0xFFF: no peer yet.
   val = group_header:rshift(0):band(0xfff):tonumber()
   group_header_item:add(F["enet_constructs.peer_id"], tvb(offset, 8), val)
@@ -195,35 +203,35 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- sent_time
   if v.has_time then
     if limit - offset < 2 then return truncated(tree, tvb, offset, "sent_time", 2, limit - offset) end
-    tree:add(F["enet_constructs.sent_time"], tvb(offset, 2))
+    tree_add(tree, F["enet_constructs.sent_time"], tvb(offset, 2))
     offset = offset + 2
   end
   -- reliable
   if limit - offset < 1 then return truncated(tree, tvb, offset, "reliable", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["enet_constructs.reliable"], range)
-  val = range:uint() ~= 0
+  tree_add(tree, F["enet_constructs.reliable"], range)
+  val = range_uint(range) ~= 0
   v.reliable = val
   offset = offset + 1
   -- body
   local tag_body = (v.reliable and 1 or 0)
   if tag_body == 1 then
-    local arr_body = tree:add(tvb(offset, limit - offset), "Body: Commands")
+    local arr_body = tree_add(tree, tvb(offset, limit - offset), "Body: Commands")
     while offset < limit do
-      sub = arr_body:add(tvb(offset, 0), "Command")
+      sub = tree_add(arr_body, tvb(offset, 0), "Command")
       nxt = dissect_Command(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
-      sub:set_len(nxt - offset)
+      tree_set_len(sub, nxt - offset)
       offset = nxt
     end
   elseif tag_body == 0 then
-    sub = tree:add(tvb(offset, 0), "Body: Unreliable")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Unreliable")
     nxt = dissect_Unreliable(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -311,7 +319,7 @@ local function dissect_message(tvb, pinfo, root)
     return "ENet constructs [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "ENet constructs"
 end
@@ -320,7 +328,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "ENet constructs [dissector error]"
   end
   return info
@@ -349,7 +357,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("ENET_CONSTRUCTS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,14 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local range_le_uint = TvbRange.le_uint
+
 -- Value strings.
 local VS_Kind = {
   [1] = "HELLO",
@@ -96,8 +104,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -111,29 +119,29 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["enum_const.kind"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["enum_const.kind"], range)
+  val = range_le_uint(range)
   v.kind = val
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   if v.kind ~= 1 then
-    item:add_proto_expert_info(E.bad_const, fmt("kind: expected 0x%x, found 0x%x", 1, v.kind))
+    tree_add_proto_expert_info(item, E.bad_const, fmt("kind: expected 0x%x, found 0x%x", 1, v.kind))
   end
   -- version
   if limit - offset < 2 then return truncated(tree, tvb, offset, "version", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["enum_const.version"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["enum_const.version"], range)
+  val = range_le_uint(range)
   v.version = val
-  if VS_Version[val] == nil then item:add_proto_expert_info(E.unknown, fmt("version %d is not named by the schema", val)) end
+  if VS_Version[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("version %d is not named by the schema", val)) end
   offset = offset + 2
   if v.version ~= 2 then
-    item:add_proto_expert_info(E.bad_const, fmt("version: expected 0x%x, found 0x%x", 2, v.version))
+    tree_add_proto_expert_info(item, E.bad_const, fmt("version: expected 0x%x, found 0x%x", 2, v.version))
   end
   -- extra
   if (v.version == 2) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "extra", 1, limit - offset) end
-    tree:add_le(F["enum_const.extra"], tvb(offset, 1))
+    tree_add_le(tree, F["enum_const.extra"], tvb(offset, 1))
     offset = offset + 1
   end
   return offset, v
@@ -221,7 +229,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Enum constants [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Enum constants"
 end
@@ -230,7 +238,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Enum constants [dissector error]"
   end
   return info
@@ -259,7 +267,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("ENUM_CONST")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,16 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Value strings.
 local VS_Weapon = {
   [0] = "NONE",
@@ -124,8 +134,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -142,7 +152,7 @@ local ROOT_VALUES = {}
 
 local function dissect_Ammo(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "rounds", 1, limit - offset) end
-  tree:add_le(F["enum_ranges.ammo.rounds"], tvb(offset, 1))
+  tree_add_le(tree, F["enum_ranges.ammo.rounds"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
@@ -154,36 +164,36 @@ local function dissect_Shot(tvb, pinfo, tree, offset, limit)
   -- weapon
   if limit - offset < 1 then return truncated(tree, tvb, offset, "weapon", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["enum_ranges.weapon"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["enum_ranges.weapon"], range)
+  val = range_le_uint(range)
   v.weapon = val
-  if VS_Weapon[val] == nil then item:add_proto_expert_info(E.unknown, fmt("weapon %d is not named by the schema", val)) end
+  if VS_Weapon[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("weapon %d is not named by the schema", val)) end
   offset = offset + 1
   -- level
   if limit - offset < 1 then return truncated(tree, tvb, offset, "level", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["enum_ranges.level"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["enum_ranges.level"], range)
+  val = range_le_uint(range)
   v.level = val
-  if VS_Level[val] == nil then item:add_proto_expert_info(E.invalid, fmt("level %d is not allowed", val)) end
+  if VS_Level[val] == nil then tree_add_proto_expert_info(item, E.invalid, fmt("level %d is not allowed", val)) end
   offset = offset + 1
   -- extra
   local tag_extra = v.weapon
   if (tag_extra >= 1 and tag_extra <= 6) then
-    sub = tree:add(tvb(offset, 0), "Extra: Pistol")
+    sub = tree_add(tree, tvb(offset, 0), "Extra: Pistol")
     nxt = dissect_Ammo(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif (tag_extra >= 16 and tag_extra <= 31) then
-    sub = tree:add(tvb(offset, 0), "Extra: Rifle")
+    sub = tree_add(tree, tvb(offset, 0), "Extra: Rifle")
     nxt = dissect_Ammo(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_extra ~= 32 then
-    item = tree:add(F["enum_ranges.extra"], tvb(offset, limit - offset))
-    if limit - offset == 0 then item:set_text("Extra: <empty>") end
+    item = tree_add(tree, F["enum_ranges.extra"], tvb(offset, limit - offset))
+    if limit - offset == 0 then tree_set_text(item, "Extra: <empty>") end
     offset = limit
   end
   return offset, v
@@ -277,7 +287,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Enum ranges [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return enum_name(VS_Weapon, v.weapon, "Unknown (0x%02x)")
     .. " "
@@ -288,7 +298,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Enum ranges [dissector error]"
   end
   return info
@@ -317,7 +327,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("ENUM_RANGES")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

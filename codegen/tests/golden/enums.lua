@@ -43,6 +43,14 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local range_le_uint = TvbRange.le_uint
+
 -- Value strings.
 local VS_Open = {
   [1] = "ONE",
@@ -95,8 +103,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -118,18 +126,18 @@ local function dissect_Both(tvb, pinfo, tree, offset, limit)
   -- open
   if limit - offset < 1 then return truncated(tree, tvb, offset, "open", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["enums.open"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["enums.open"], range)
+  val = range_le_uint(range)
   v.open = val
-  if VS_Open[val] == nil then item:add_proto_expert_info(E.unknown, fmt("open %d is not named by the schema", val)) end
+  if VS_Open[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("open %d is not named by the schema", val)) end
   offset = offset + 1
   -- closed
   if limit - offset < 2 then return truncated(tree, tvb, offset, "closed", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["enums.closed"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["enums.closed"], range)
+  val = range_le_uint(range)
   v.closed = val
-  if VS_Closed[val] == nil then item:add_proto_expert_info(E.invalid, fmt("closed %d is not allowed", val)) end
+  if VS_Closed[val] == nil then tree_add_proto_expert_info(item, E.invalid, fmt("closed %d is not allowed", val)) end
   offset = offset + 2
   return offset, v
 end
@@ -220,7 +228,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Enums [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return enum_name(VS_Open, v.open, "Unknown (0x%02x)")
 end
@@ -229,7 +237,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Enums [dissector error]"
   end
   return info
@@ -258,7 +266,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("ENUMS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

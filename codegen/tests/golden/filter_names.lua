@@ -43,6 +43,14 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -102,8 +110,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -114,13 +122,13 @@ end
 -- Vec3 of a field with 'filter: position': its fields are filter_names.position.*
 local function dissect_Vec3_as_position(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["filter_names.position.x"], tvb(offset, 4))
+  tree_add_le(tree, F["filter_names.position.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["filter_names.position.y"], tvb(offset, 4))
+  tree_add_le(tree, F["filter_names.position.y"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  tree:add_le(F["filter_names.position.z"], tvb(offset, 2))
+  tree_add_le(tree, F["filter_names.position.z"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -128,13 +136,13 @@ end
 -- Vec3 of a field with 'filter: velocity': its fields are filter_names.velocity.*
 local function dissect_Vec3_as_velocity(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["filter_names.velocity.x"], tvb(offset, 4))
+  tree_add_le(tree, F["filter_names.velocity.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["filter_names.velocity.y"], tvb(offset, 4))
+  tree_add_le(tree, F["filter_names.velocity.y"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  tree:add_le(F["filter_names.velocity.z"], tvb(offset, 2))
+  tree_add_le(tree, F["filter_names.velocity.z"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -142,26 +150,26 @@ end
 -- Vec3 of a field with 'filter: waypoint': its fields are filter_names.waypoint.*
 local function dissect_Vec3_as_waypoint(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["filter_names.waypoint.x"], tvb(offset, 4))
+  tree_add_le(tree, F["filter_names.waypoint.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["filter_names.waypoint.y"], tvb(offset, 4))
+  tree_add_le(tree, F["filter_names.waypoint.y"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  tree:add_le(F["filter_names.waypoint.z"], tvb(offset, 2))
+  tree_add_le(tree, F["filter_names.waypoint.z"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
 local function dissect_Vec3(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree:add_le(F["filter_names.vec3.x"], tvb(offset, 4))
+  tree_add_le(tree, F["filter_names.vec3.x"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree:add_le(F["filter_names.vec3.y"], tvb(offset, 4))
+  tree_add_le(tree, F["filter_names.vec3.y"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  tree:add_le(F["filter_names.vec3.z"], tvb(offset, 2))
+  tree_add_le(tree, F["filter_names.vec3.z"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -170,16 +178,16 @@ end
 local function dissect_Aim_as_sight(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, range
   -- target
-  sub = tree:add(tvb(offset, limit - offset < 10 and limit - offset or 10), "Target: Vec3")
+  sub = tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Target: Vec3")
   nxt = dissect_Vec3(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["filter_names.sight.flags"], range)
-  item:add_le(F["filter_names.sight.flags.locked"], range)
-  item:add_le(F["filter_names.sight.flags.zoomed"], range)
+  item = tree_add_le(tree, F["filter_names.sight.flags"], range)
+  tree_add_le(item, F["filter_names.sight.flags.locked"], range)
+  tree_add_le(item, F["filter_names.sight.flags.zoomed"], range)
   offset = offset + 1
   return offset
 end
@@ -188,37 +196,36 @@ local function dissect_Body(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt
   local v = {}
   -- position
-  sub = tree:add(tvb(offset, limit - offset < 10 and limit - offset or 10), "Position: Vec3")
+  sub = tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Position: Vec3")
   nxt = dissect_Vec3_as_position(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- velocity
-  sub = tree:add(tvb(offset, limit - offset < 10 and limit - offset or 10), "Velocity: Vec3")
+  sub = tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Velocity: Vec3")
   nxt = dissect_Vec3_as_velocity(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- spin
-  sub = tree:add(tvb(offset, limit - offset < 10 and limit - offset or 10), "Spin: Vec3")
+  sub = tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Spin: Vec3")
   nxt = dissect_Vec3(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- route
   if limit - offset < 1 then return truncated(tree, tvb, offset, "route length", 1, limit - offset) end
-  tree:add_le(F["filter_names.route.length"], tvb(offset, 1))
+  tree_add_le(tree, F["filter_names.route.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("route: impossible count %d", n)) return nil end
-  local arr_route, arr_start_route, count_route = tree:add(tvb(offset, 0), "Route"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("route: impossible count %d", n)) return nil end
+  local arr_route, arr_start_route = tree_add(tree, tvb(offset, 0), string.format("Route (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_route:add(tvb(offset, limit - offset < 10 and limit - offset or 10), "Route: Vec3")
+    sub = tree_add(arr_route, tvb(offset, limit - offset < 10 and limit - offset or 10), "Route: Vec3")
     nxt = dissect_Vec3_as_waypoint(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  arr_route:set_len(offset - arr_start_route)
-  arr_route:append_text(string.format(" (%d)", count_route))
+  tree_set_len(arr_route, offset - arr_start_route)
   -- look
-  sub = tree:add(tvb(offset, limit - offset < 11 and limit - offset or 11), "Look: Aim")
+  sub = tree_add(tree, tvb(offset, limit - offset < 11 and limit - offset or 11), "Look: Aim")
   nxt = dissect_Aim_as_sight(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
@@ -307,7 +314,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Filter names [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Filter names"
 end
@@ -316,7 +323,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Filter names [dissector error]"
   end
   return info
@@ -345,7 +352,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("FILTER_NAMES")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

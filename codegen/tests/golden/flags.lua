@@ -43,6 +43,13 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local range_uint = TvbRange.uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -96,8 +103,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -111,16 +118,16 @@ local function dissect_Flagged(tvb, pinfo, tree, offset, limit)
   -- opts
   if limit - offset < 2 then return truncated(tree, tvb, offset, "opts", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add(F["flags.opts"], range)
-  val = range:uint()
+  item = tree_add(tree, F["flags.opts"], range)
+  val = range_uint(range)
   v.opts = val
-  item:add(F["flags.opts.has_level"], range)
-  item:add(F["flags.opts.wide"], range)
+  tree_add(item, F["flags.opts.has_level"], range)
+  tree_add(item, F["flags.opts.wide"], range)
   offset = offset + 2
   -- level
   if has_bit(v.opts, 1) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "level", 1, limit - offset) end
-    tree:add(F["flags.level"], tvb(offset, 1))
+    tree_add(tree, F["flags.level"], tvb(offset, 1))
     offset = offset + 1
   end
   return offset, v
@@ -208,7 +215,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Flags [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Flags"
 end
@@ -217,7 +224,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Flags [dissector error]"
   end
   return info
@@ -246,7 +253,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("FLAGS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,14 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local range_uint = TvbRange.uint
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -92,8 +100,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -108,43 +116,43 @@ local function dissect_Ints(tvb, pinfo, tree, offset, limit)
   -- magic
   if limit - offset < 2 then return truncated(tree, tvb, offset, "magic", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add(F["integers.magic"], range)
-  val = range:uint()
+  item = tree_add(tree, F["integers.magic"], range)
+  val = range_uint(range)
   v.magic = val
   offset = offset + 2
   if v.magic ~= 0xCAFE then
-    item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 0xCAFE, v.magic))
+    tree_add_proto_expert_info(item, E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 0xCAFE, v.magic))
   end
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
-  tree:add(F["integers.a"], tvb(offset, 1))
+  tree_add(tree, F["integers.a"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
-  tree:add_le(F["integers.b"], tvb(offset, 2))
+  tree_add_le(tree, F["integers.b"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 3 then return truncated(tree, tvb, offset, "c", 3, limit - offset) end
-  tree:add(F["integers.c"], tvb(offset, 3))
+  tree_add(tree, F["integers.c"], tvb(offset, 3))
   offset = offset + 3
   if limit - offset < 8 then return truncated(tree, tvb, offset, "d", 8, limit - offset) end
-  tree:add(F["integers.d"], tvb(offset, 8))
+  tree_add(tree, F["integers.d"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 4 then return truncated(tree, tvb, offset, "e", 4, limit - offset) end
-  tree:add(F["integers.e"], tvb(offset, 4))
+  tree_add(tree, F["integers.e"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 8 then return truncated(tree, tvb, offset, "f", 8, limit - offset) end
-  tree:add_le(F["integers.f"], tvb(offset, 8))
+  tree_add_le(tree, F["integers.f"], tvb(offset, 8))
   offset = offset + 8
   if limit - offset < 1 then return truncated(tree, tvb, offset, "g", 1, limit - offset) end
-  tree:add(F["integers.g"], tvb(offset, 1))
+  tree_add(tree, F["integers.g"], tvb(offset, 1))
   offset = offset + 1
   -- h
   if limit - offset < 1 then return truncated(tree, tvb, offset, "h", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add(F["integers.h"], range)
-  val = range:uint()
+  item = tree_add(tree, F["integers.h"], range)
+  val = range_uint(range)
   v.h = val
   offset = offset + 1
   if v.h > 9 then
-    item:add_proto_expert_info(E.too_large, fmt("h: %d is above the maximum 9", v.h))
+    tree_add_proto_expert_info(item, E.too_large, fmt("h: %d is above the maximum 9", v.h))
   end
   return offset, v
 end
@@ -231,7 +239,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Integers [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Integers"
 end
@@ -240,7 +248,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Integers [dissector error]"
   end
   return info
@@ -269,7 +277,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("INTEGERS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,18 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_uint = TvbRange.uint
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -95,8 +107,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -134,7 +146,7 @@ end
 
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
-  tree:add(F["lengths.item.id"], tvb(offset, 2))
+  tree_add(tree, F["lengths.item.id"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -144,92 +156,90 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   local v = {}
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
-  tree:add(F["lengths.name.length"], tvb(offset, 1))
+  tree_add(tree, F["lengths.name.length"], tvb(offset, 1))
   n = tvb(offset, 1):uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
-  item = tree:add_packet_field(F["lengths.name"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["lengths.name"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "name: not valid UTF-8") end
   offset = offset + n
   -- note
   if limit - offset < 2 then return truncated(tree, tvb, offset, "note length", 2, limit - offset) end
-  tree:add_le(F["lengths.note.length"], tvb(offset, 2))
+  tree_add_le(tree, F["lengths.note.length"], tvb(offset, 2))
   n = tvb(offset, 2):le_uint()
   offset = offset + 2
   if limit - offset < n then return truncated(tree, tvb, offset, "note", n, limit - offset) end
-  item = tree:add(F["lengths.note"], tvb(offset, n))
-  if n == 0 then item:set_text("Note: <empty>") end
+  item = tree_add(tree, F["lengths.note"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Note: <empty>") end
   offset = offset + n
   -- units
   if limit - offset < 1 then return truncated(tree, tvb, offset, "units", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["lengths.units"], range)
-  val = range:uint()
+  tree_add(tree, F["lengths.units"], range)
+  val = range_uint(range)
   v.units = val
   offset = offset + 1
   -- tail
   n = (v.units * 2)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "tail", n, limit - offset) end
-  item = tree:add_packet_field(F["lengths.tail"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "tail: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["lengths.tail"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "tail: not valid UTF-8") end
   offset = offset + n
   -- count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "count", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["lengths.count"], range)
-  val = range:uint()
+  tree_add(tree, F["lengths.count"], range)
+  val = range_uint(range)
   v.count = val
   offset = offset + 1
   -- items
   n = v.count
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("items: impossible count %d", n)) return nil end
-  local arr_items, arr_start_items, count_items = tree:add(tvb(offset, 0), "Items"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("items: impossible count %d", n)) return nil end
+  local arr_items, arr_start_items = tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_items:add(tvb(offset, limit - offset < 2 and limit - offset or 2), "Items: Item")
+    sub = tree_add(arr_items, tvb(offset, limit - offset < 2 and limit - offset or 2), "Items: Item")
     nxt = dissect_Item(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  arr_items:set_len(offset - arr_start_items)
-  arr_items:append_text(string.format(" (%d)", count_items))
+  tree_set_len(arr_items, offset - arr_start_items)
   -- words
   if limit - offset < 1 then return truncated(tree, tvb, offset, "words length", 1, limit - offset) end
-  tree:add(F["lengths.words.length"], tvb(offset, 1))
+  tree_add(tree, F["lengths.words.length"], tvb(offset, 1))
   n = tvb(offset, 1):uint()
   offset = offset + 1
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("words: impossible count %d", n)) return nil end
-  local arr_words, arr_start_words, count_words = tree:add(tvb(offset, 0), "Words"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("words: impossible count %d", n)) return nil end
+  local arr_words, arr_start_words = tree_add(tree, tvb(offset, 0), string.format("Words (%d)", n)), offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_words, tvb, offset, "words", 2, limit - offset) end
-    arr_words:add(F["lengths.words"], tvb(offset, 2))
+    tree_add(arr_words, F["lengths.words"], tvb(offset, 2))
     offset = offset + 2
   end
-  arr_words:set_len(offset - arr_start_words)
-  arr_words:append_text(string.format(" (%d)", count_words))
+  tree_set_len(arr_words, offset - arr_start_words)
   -- inner_len
   if limit - offset < 1 then return truncated(tree, tvb, offset, "inner_len", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["lengths.inner_len"], range)
-  val = range:uint()
+  tree_add(tree, F["lengths.inner_len"], range)
+  val = range_uint(range)
   v.inner_len = val
   offset = offset + 1
   -- inner
   n = v.inner_len
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("inner_len says %d bytes of inner, %d remain", n, limit - offset)) return nil end
-  sub = tree:add(tvb(offset, n), "Inner: Item")
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("inner_len says %d bytes of inner, %d remain", n, limit - offset)) return nil end
+  sub = tree_add(tree, tvb(offset, n), "Inner: Item")
   nxt = dissect_Item(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
-  if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("inner: %d bytes left unread", offset + n - nxt)) end
+  if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("inner: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- rest
-  local arr_rest, count_rest = tree:add(tvb(offset, limit - offset), "Rest"), 0
+  local arr_rest, count_rest = tree_add(tree, tvb(offset, limit - offset), "Rest"), 0
   while offset < limit do
     count_rest = count_rest + 1
     if limit - offset < 1 then return truncated(arr_rest, tvb, offset, "rest", 1, limit - offset) end
-    arr_rest:add(F["lengths.rest"], tvb(offset, 1))
+    tree_add(arr_rest, F["lengths.rest"], tvb(offset, 1))
     offset = offset + 1
   end
-  arr_rest:append_text(string.format(" (%d)", count_rest))
+  tree_append_text(arr_rest, string.format(" (%d)", count_rest))
   return offset, v
 end
 
@@ -315,7 +325,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Lengths [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Lengths"
 end
@@ -324,7 +334,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Lengths [dissector error]"
   end
   return info
@@ -353,7 +363,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("LENGTHS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

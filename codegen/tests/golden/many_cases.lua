@@ -43,6 +43,17 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Value strings.
 local VS_CASE_Command_code = {
   [1] = "Move",
@@ -111,8 +122,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -150,45 +161,45 @@ end
 
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "dx", 2, limit - offset) end
-  tree:add_le(F["many_cases.move.dx"], tvb(offset, 2))
+  tree_add_le(tree, F["many_cases.move.dx"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "dy", 2, limit - offset) end
-  tree:add_le(F["many_cases.move.dy"], tvb(offset, 2))
+  tree_add_le(tree, F["many_cases.move.dy"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
 local function dissect_Turn(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "angle", 2, limit - offset) end
-  tree:add_le(F["many_cases.turn.angle"], tvb(offset, 2))
+  tree_add_le(tree, F["many_cases.turn.angle"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
 local function dissect_Fire(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "weapon", 1, limit - offset) end
-  tree:add_le(F["many_cases.fire.weapon"], tvb(offset, 1))
+  tree_add_le(tree, F["many_cases.fire.weapon"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
 local function dissect_Jump(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "height", 1, limit - offset) end
-  tree:add_le(F["many_cases.jump.height"], tvb(offset, 1))
+  tree_add_le(tree, F["many_cases.jump.height"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
 local function dissect_Crouch(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "on", 1, limit - offset) end
-  tree:add(F["many_cases.crouch.on"], tvb(offset, 1))
+  tree_add(tree, F["many_cases.crouch.on"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
 local function dissect_Reload(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "slot", 1, limit - offset) end
-  tree:add_le(F["many_cases.reload.slot"], tvb(offset, 1))
+  tree_add_le(tree, F["many_cases.reload.slot"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
@@ -199,29 +210,29 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   -- text_len
   if limit - offset < 1 then return truncated(tree, tvb, offset, "text_len", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["many_cases.chat.text_len"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["many_cases.chat.text_len"], range)
+  val = range_le_uint(range)
   v.text_len = val
   offset = offset + 1
   -- text
   n = v.text_len
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("text_len says %d bytes of text, %d remain", n, limit - offset)) return nil end
-  item = tree:add_packet_field(F["many_cases.chat.text"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("text_len says %d bytes of text, %d remain", n, limit - offset)) return nil end
+  item = tree_add_packet_field(tree, F["many_cases.chat.text"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   return offset, v
 end
 
 local function dissect_Emote(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
-  tree:add_le(F["many_cases.emote.id"], tvb(offset, 2))
+  tree_add_le(tree, F["many_cases.emote.id"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
 local function dissect_Ping(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sent_at", 4, limit - offset) end
-  tree:add_le(F["many_cases.ping.sent_at"], tvb(offset, 4))
+  tree_add_le(tree, F["many_cases.ping.sent_at"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
@@ -246,37 +257,37 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   -- code
   if limit - offset < 1 then return truncated(tree, tvb, offset, "code", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["many_cases.code"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["many_cases.code"], range)
+  val = range_le_uint(range)
   v.code = val
   offset = offset + 1
   -- body
   local tag_body = v.code
   local case_body = CASES_Command_body[tag_body]
   if case_body ~= nil then
-    sub = tree:add(tvb(offset, 0), case_body[1])
+    sub = tree_add(tree, tvb(offset, 0), case_body[1])
     nxt = case_body[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif (tag_body >= 16 and tag_body <= 31) then
-    sub = tree:add(tvb(offset, 0), "Body: Dash")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Dash")
     nxt = dissect_Move(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 33 then
-    local arr_body = tree:add(tvb(offset, limit - offset), "Body: Turns")
+    local arr_body = tree_add(tree, tvb(offset, limit - offset), "Body: Turns")
     while offset < limit do
-      sub = arr_body:add(tvb(offset, 0), "Turn")
+      sub = tree_add(arr_body, tvb(offset, 0), "Turn")
       nxt = dissect_Turn(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
-      sub:set_len(nxt - offset)
+      tree_set_len(sub, nxt - offset)
       offset = nxt
     end
   elseif tag_body ~= 32 then
-    item = tree:add(F["many_cases.body"], tvb(offset, limit - offset))
-    if limit - offset == 0 then item:set_text("Body: <empty>") end
+    item = tree_add(tree, F["many_cases.body"], tvb(offset, limit - offset))
+    if limit - offset == 0 then tree_set_text(item, "Body: <empty>") end
     offset = limit
   end
   return offset, v
@@ -364,7 +375,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Many cases [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Many cases"
 end
@@ -373,7 +384,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Many cases [dissector error]"
   end
   return info
@@ -402,7 +413,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("MANY_CASES")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,15 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -131,12 +140,12 @@ local function bit_string_labeller(read, msb)
     -- Only text: nothing to do when the tree is not shown (a summary line, -T fields).
     if not item.visible then return end
     local n = limit - pos
-    if n == 0 then item:set_text(label .. ": <empty>") return end
+    if n == 0 then tree_set_text(item, label .. ": <empty>") return end
     if n < 8 and limit % 8 == 0 and read(tvb, pos, n) == 0 then
-      item:set_text(string.format("%s: <empty> [%d bits of padding]", label, n))
+      tree_set_text(item, string.format("%s: <empty> [%d bits of padding]", label, n))
       return
     end
-    if pos % 8 == 0 then item:append_text(string.format(" [%d bits]", n)) return end
+    if pos % 8 == 0 then tree_append_text(item, string.format(" [%d bits]", n)) return end
     local count = math.min(ceil8(n), 24)
     local bytes = realigned_bytes(tvb, pos, count, msb)
     -- A last partial byte keeps only its own bits, where the stream's order puts them.
@@ -147,7 +156,7 @@ local function bit_string_labeller(read, msb)
     end
     local hex = string.format(string.rep("%02x", count), table.unpack(bytes, 1, count))
     if ceil8(n) > 24 then hex = hex .. "…" end
-    item:set_text(string.format("%s: %s [%d bits from bit %d, realigned]", label, hex, n, pos))
+    tree_set_text(item, string.format("%s: %s [%d bits from bit %d, realigned]", label, hex, n, pos))
   end
 end
 local label_bit_string_msb = bit_string_labeller(read_bits_msb, true)
@@ -246,8 +255,8 @@ end
 
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  local item = tree_add(tree, tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
 end
 
@@ -289,14 +298,14 @@ local function dissect_Point(tvb, pinfo, tree, offset, limit)
   if limit - offset < 7 then return truncated_bits(tree, tvb, offset, "x", 7, limit - offset) end
   val = read_bits_msb(tvb, offset, 7)
   if val >= 64 then val = val - 128 end
-  item = tree:add(F["msb_bits.point.x"], bit_range(tvb, offset, 7), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 6))
+  item = tree_add(tree, F["msb_bits.point.x"], bit_range(tvb, offset, 7), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 6))
   offset = offset + 7
   -- y
   if limit - offset < 9 then return truncated_bits(tree, tvb, offset, "y", 9, limit - offset) end
   val = read_bits_msb(tvb, offset, 9)
-  item = tree:add(F["msb_bits.point.y"], bit_range(tvb, offset, 9), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 8))
+  item = tree_add(tree, F["msb_bits.point.y"], bit_range(tvb, offset, 9), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 8))
   offset = offset + 9
   return offset
 end
@@ -308,119 +317,119 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   -- version: High nibble of the first byte.
   if limit - offset < 4 then return truncated_bits(tree, tvb, offset, "version", 4, limit - offset) end
   val = read_bits_msb(tvb, offset, 4)
-  item = tree:add(F["msb_bits.version"], bit_range(tvb, offset, 4), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 3))
+  item = tree_add(tree, F["msb_bits.version"], bit_range(tvb, offset, 4), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 3))
   offset = offset + 4
   -- ihl
   if limit - offset < 4 then return truncated_bits(tree, tvb, offset, "ihl", 4, limit - offset) end
   val = read_bits_msb(tvb, offset, 4)
-  item = tree:add(F["msb_bits.ihl"], bit_range(tvb, offset, 4), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 3))
+  item = tree_add(tree, F["msb_bits.ihl"], bit_range(tvb, offset, 4), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 3))
   offset = offset + 4
   -- total_length
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "total_length", 16, limit - offset) end
   val = read_bits_msb(tvb, offset, 16)
-  item = tree:add(F["msb_bits.total_length"], bit_range(tvb, offset, 16), val)
-  if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 15)) end
+  item = tree_add(tree, F["msb_bits.total_length"], bit_range(tvb, offset, 16), val)
+  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
   offset = offset + 16
   -- frag
   if limit - offset < 3 then return truncated_bits(tree, tvb, offset, "frag", 3, limit - offset) end
   val = read_bits_msb(tvb, offset, 3)
-  item = tree:add(F["msb_bits.frag"], bit_range(tvb, offset, 3), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 2))
+  item = tree_add(tree, F["msb_bits.frag"], bit_range(tvb, offset, 3), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 2))
   offset = offset + 3
-  item:add(F["msb_bits.frag.reserved"], bit_range(tvb, offset - 3, 3), has_bit(val, 4))
-  item:add(F["msb_bits.frag.dont"], bit_range(tvb, offset - 3, 3), has_bit(val, 2))
-  item:add(F["msb_bits.frag.more"], bit_range(tvb, offset - 3, 3), has_bit(val, 1))
+  tree_add(item, F["msb_bits.frag.reserved"], bit_range(tvb, offset - 3, 3), has_bit(val, 4))
+  tree_add(item, F["msb_bits.frag.dont"], bit_range(tvb, offset - 3, 3), has_bit(val, 2))
+  tree_add(item, F["msb_bits.frag.more"], bit_range(tvb, offset - 3, 3), has_bit(val, 1))
   -- offset
   if limit - offset < 13 then return truncated_bits(tree, tvb, offset, "offset", 13, limit - offset) end
   val = read_bits_msb(tvb, offset, 13)
-  item = tree:add(F["msb_bits.offset"], bit_range(tvb, offset, 13), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 12))
+  item = tree_add(tree, F["msb_bits.offset"], bit_range(tvb, offset, 13), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 12))
   offset = offset + 13
   -- kind
   if limit - offset < 12 then return truncated_bits(tree, tvb, offset, "kind", 12, limit - offset) end
   val = read_bits_msb(tvb, offset, 12)
-  item = tree:add(F["msb_bits.kind"], bit_range(tvb, offset, 12), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 11))
+  item = tree_add(tree, F["msb_bits.kind"], bit_range(tvb, offset, 12), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 11))
   v.kind = val
   offset = offset + 12
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   -- delta
   if limit - offset < 5 then return truncated_bits(tree, tvb, offset, "delta", 5, limit - offset) end
   val = read_bits_msb(tvb, offset, 5)
   if val >= 16 then val = val - 32 end
-  item = tree:add(F["msb_bits.delta"], bit_range(tvb, offset, 5), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 4))
+  item = tree_add(tree, F["msb_bits.delta"], bit_range(tvb, offset, 5), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4))
   offset = offset + 5
   -- urgent
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "urgent", 1, limit - offset) end
   val = read_bits_msb(tvb, offset, 1) == 1
-  item = tree:add(F["msb_bits.urgent"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bit %d]", offset))
+  item = tree_add(tree, F["msb_bits.urgent"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bit %d]", offset))
   offset = offset + 1
   -- stamp
   if limit - offset < 40 then return truncated_bits(tree, tvb, offset, "stamp", 40, limit - offset) end
   val = read_bits64_msb(tvb, offset, 40, false)
-  item = tree:add(F["msb_bits.stamp"], bit_range(tvb, offset, 40), val)
-  if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 39)) end
+  item = tree_add(tree, F["msb_bits.stamp"], bit_range(tvb, offset, 40), val)
+  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 39)) end
   offset = offset + 40
   -- debt
   if limit - offset < 33 then return truncated_bits(tree, tvb, offset, "debt", 33, limit - offset) end
   val = read_bits64_msb(tvb, offset, 33, true)
-  item = tree:add(F["msb_bits.debt"], bit_range(tvb, offset, 33), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 32))
+  item = tree_add(tree, F["msb_bits.debt"], bit_range(tvb, offset, 33), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 32))
   offset = offset + 33
   -- id
   if limit - offset < 64 then return truncated_bits(tree, tvb, offset, "id", 64, limit - offset) end
   val = read_bits64_msb(tvb, offset, 64, false)
-  item = tree:add(F["msb_bits.id"], bit_range(tvb, offset, 64), val)
-  if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 63)) end
+  item = tree_add(tree, F["msb_bits.id"], bit_range(tvb, offset, 64), val)
+  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 63)) end
   offset = offset + 64
   -- gain
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "gain", 32, limit - offset) end
   val = f32_from_bits(read_bits_msb(tvb, offset, 32))
-  tree:add(F["msb_bits.gain"], bit_range(tvb, offset, 32), val)
+  tree_add(tree, F["msb_bits.gain"], bit_range(tvb, offset, 32), val)
   offset = offset + 32
   -- precise
   if limit - offset < 64 then return truncated_bits(tree, tvb, offset, "precise", 64, limit - offset) end
   val = read_bits64_msb(tvb, offset, 64, false)
   val = f64_from_bits(val:higher(), val:lower())
-  tree:add(F["msb_bits.precise"], bit_range(tvb, offset, 64), val)
+  tree_add(tree, F["msb_bits.precise"], bit_range(tvb, offset, 64), val)
   offset = offset + 64
   -- origin
-  sub = tree:add(tvb(floor(offset / 8), 0), "Origin: Point")
+  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Origin: Point")
   nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(ceil8(nxt) - floor(offset / 8))
+  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
   offset = nxt
   -- path
   if limit - offset < 3 then return truncated_bits(tree, tvb, offset, "path", 3, limit - offset) end
   val = read_bits_msb(tvb, offset, 3)
-  item = tree:add(F["msb_bits.path.length"], bit_range(tvb, offset, 3), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 2))
+  item = tree_add(tree, F["msb_bits.path.length"], bit_range(tvb, offset, 3), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 2))
   offset = offset + 3
   n = val
   for _ = 1, n do
-    sub = tree:add(tvb(floor(offset / 8), 0), "Path: Point")
+    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Path: Point")
     nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
+    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
     offset = nxt
   end
   -- label
   if limit - offset < 5 then return truncated_bits(tree, tvb, offset, "label", 5, limit - offset) end
   val = read_bits_msb(tvb, offset, 5)
-  item = tree:add(F["msb_bits.label.length"], bit_range(tvb, offset, 5), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 4))
+  item = tree_add(tree, F["msb_bits.label.length"], bit_range(tvb, offset, 5), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4))
   offset = offset + 5
   n = val
   if n < 0 or limit - offset < 8 * n then return truncated_bits(tree, tvb, offset, "label", 8 * n, limit - offset) end
   val = read_bit_bytes_msb(tvb, offset, n)
-  item = tree:add(F["msb_bits.label"], bit_range(tvb, offset, 8 * n), val)
-  if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, "label: not valid UTF-8") end
+  item = tree_add(tree, F["msb_bits.label"], bit_range(tvb, offset, 8 * n), val)
+  if not utf8_valid(val) then tree_add_proto_expert_info(item, E.invalid, "label: not valid UTF-8") end
   offset = offset + 8 * n
-  item = tree:add(F["msb_bits.rest"], bit_range(tvb, offset, limit - offset))
+  item = tree_add(tree, F["msb_bits.rest"], bit_range(tvb, offset, limit - offset))
   label_bit_string_msb(item, "Rest", tvb, offset, limit)
   offset = limit
   return offset, v
@@ -507,7 +516,7 @@ local function dissect_message(tvb, pinfo, root)
   if offset == nil then return "MSB-first bits [malformed]" end
   -- Only the zero padding of the last byte may follow.
   if size - offset >= 8 or (size > offset and read_bits_msb(tvb, offset, size - offset) ~= 0) then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bits after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bits after the message", size - offset))
   end
   return "MSB-first bits"
 end
@@ -516,7 +525,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "MSB-first bits [dissector error]"
   end
   return info
@@ -545,7 +554,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("MSB_BITS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,17 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -128,15 +139,15 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  local item = tree_add(tree, tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
 end
 
@@ -177,14 +188,14 @@ local function dissect_Mode(tvb, pinfo, tree, offset, limit)
   -- level
   if limit - offset < 3 then return truncated_bits(tree, tvb, offset, "level", 3, limit - offset) end
   val = read_bits(tvb, offset, 3)
-  item = tree:add(F["padding.mode.level"], bit_range(tvb, offset, 3), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 2))
+  item = tree_add(tree, F["padding.mode.level"], bit_range(tvb, offset, 3), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 2))
   offset = offset + 3
   -- unused
   if limit - offset < 5 then return truncated_bits(tree, tvb, offset, "unused", 5, limit - offset) end
   val = read_bits(tvb, offset, 5)
-  item = tree:add(F["padding.mode.unused"], bit_range(tvb, offset, 5), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 4))
+  item = tree_add(tree, F["padding.mode.unused"], bit_range(tvb, offset, 5), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4))
   offset = offset + 5
   return offset
 end
@@ -193,12 +204,12 @@ local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "padding", 8, limit - offset) end
   limit = offset + 8
   if limit - offset < 2 then return truncated(tree, tvb, offset, "code", 2, limit - offset) end
-  tree:add_le(F["padding.entry.code"], tvb(offset, 2))
+  tree_add_le(tree, F["padding.entry.code"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
-  tree:add_le(F["padding.entry.value"], tvb(offset, 1))
+  tree_add_le(tree, F["padding.entry.value"], tvb(offset, 1))
   offset = offset + 1
-  if offset < limit then tree:add(F["padding.padding"], tvb(offset, limit - offset)) end
+  if offset < limit then tree_add(tree, F["padding.padding"], tvb(offset, limit - offset)) end
   offset = limit
   return offset
 end
@@ -208,17 +219,17 @@ local function dissect_Tail(tvb, pinfo, tree, offset, limit)
   local item, n
   -- note
   if limit - offset < 1 then return truncated(tree, tvb, offset, "note length", 1, limit - offset) end
-  tree:add_le(F["padding.tail.note.length"], tvb(offset, 1))
+  tree_add_le(tree, F["padding.tail.note.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "note", n, limit - offset) end
-  item = tree:add_packet_field(F["padding.tail.note"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "note: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["padding.tail.note"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "note: not valid UTF-8") end
   offset = offset + n
   n = (4 - (offset - start) % 4) % 4
   if n > 0 then
     if limit - offset < n then return truncated(tree, tvb, offset, "padding", n, limit - offset) end
-    tree:add(F["padding.padding"], tvb(offset, n))
+    tree_add(tree, F["padding.padding"], tvb(offset, n))
     offset = offset + n
   end
   return offset
@@ -229,70 +240,69 @@ local function dissect_Record(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt
   local v = {}
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
-  tree:add_le(F["padding.kind"], tvb(offset, 1))
+  tree_add_le(tree, F["padding.kind"], tvb(offset, 1))
   offset = offset + 1
   -- reserved: Must be zero.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "reserved", 1, limit - offset) end
-  tree:add_le(F["padding.reserved"], tvb(offset, 1))
+  tree_add_le(tree, F["padding.reserved"], tvb(offset, 1))
   offset = offset + 1
   n = (4 - (offset - start) % 4) % 4
   if n > 0 then
     if limit - offset < n then return truncated(tree, tvb, offset, "id", n, limit - offset) end
-    tree:add(F["padding.padding"], tvb(offset, n))
+    tree_add(tree, F["padding.padding"], tvb(offset, n))
     offset = offset + n
   end
   if limit - offset < 4 then return truncated(tree, tvb, offset, "id", 4, limit - offset) end
-  tree:add_le(F["padding.id"], tvb(offset, 4))
+  tree_add_le(tree, F["padding.id"], tvb(offset, 4))
   offset = offset + 4
   if limit - offset < 16 then return truncated(tree, tvb, offset, "name", 16, limit - offset) end
   local outer_name = limit
   limit = offset + 16
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
-  tree:add_le(F["padding.name.length"], tvb(offset, 1))
+  tree_add_le(tree, F["padding.name.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
-  item = tree:add_packet_field(F["padding.name"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["padding.name"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "name: not valid UTF-8") end
   offset = offset + n
-  if offset < limit then tree:add(F["padding.padding"], tvb(offset, limit - offset)) end
+  if offset < limit then tree_add(tree, F["padding.padding"], tvb(offset, limit - offset)) end
   offset = limit
   limit = outer_name
   -- spare
   n = 3
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "spare", n, limit - offset) end
-  item = tree:add(F["padding.spare"], tvb(offset, n))
-  if n == 0 then item:set_text("Spare: <empty>") end
+  item = tree_add(tree, F["padding.spare"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Spare: <empty>") end
   offset = offset + n
   -- mode
-  sub = tree:add(tvb(offset, 0), "Mode: Mode")
+  sub = tree_add(tree, tvb(offset, 0), "Mode: Mode")
   nxt = dissect_Mode(tvb, pinfo, sub, (offset) * 8, (limit) * 8)
   if nxt == nil then return nil end
   nxt = ceil8(nxt)
-  sub:set_len(nxt - offset)
+  tree_set_len(sub, nxt - offset)
   offset = nxt
   -- entries
   if limit - offset < 1 then return truncated(tree, tvb, offset, "entries length", 1, limit - offset) end
-  tree:add_le(F["padding.entries.length"], tvb(offset, 1))
+  tree_add_le(tree, F["padding.entries.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("entries: impossible count %d", n)) return nil end
-  local arr_entries, arr_start_entries, count_entries = tree:add(tvb(offset, 0), "Entries"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("entries: impossible count %d", n)) return nil end
+  local arr_entries, arr_start_entries = tree_add(tree, tvb(offset, 0), string.format("Entries (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_entries:add(tvb(offset, 0), "Entries: Entry")
+    sub = tree_add(arr_entries, tvb(offset, 0), "Entries: Entry")
     nxt = dissect_Entry(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   end
-  arr_entries:set_len(offset - arr_start_entries)
-  arr_entries:append_text(string.format(" (%d)", count_entries))
+  tree_set_len(arr_entries, offset - arr_start_entries)
   -- tail
-  sub = tree:add(tvb(offset, 0), "Tail: Tail")
+  sub = tree_add(tree, tvb(offset, 0), "Tail: Tail")
   nxt = dissect_Tail(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(nxt - offset)
+  tree_set_len(sub, nxt - offset)
   offset = nxt
   return offset, v
 end
@@ -379,7 +389,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Padding [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Padding"
 end
@@ -388,7 +398,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Padding [dissector error]"
   end
   return info
@@ -417,7 +427,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("PADDING")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,16 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -90,8 +100,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -105,29 +115,28 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   -- array_size
   if limit - offset < 1 then return truncated(tree, tvb, offset, "array_size", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["positions.array_size"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["positions.array_size"], range)
+  val = range_le_uint(range)
   v.array_size = val
   offset = offset + 1
   -- items
   n = (16 - v.array_size)
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("items: impossible count %d", n)) return nil end
-  local arr_items, arr_start_items, count_items = tree:add(tvb(offset, 0), "Items"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("items: impossible count %d", n)) return nil end
+  local arr_items, arr_start_items = tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)), offset
   for _ = 1, n do
     if limit - offset < 1 then return truncated(arr_items, tvb, offset, "items", 1, limit - offset) end
-    arr_items:add_le(F["positions.items"], tvb(offset, 1))
+    tree_add_le(arr_items, F["positions.items"], tvb(offset, 1))
     offset = offset + 1
   end
-  arr_items:set_len(offset - arr_start_items)
-  arr_items:append_text(string.format(" (%d)", count_items))
+  tree_set_len(arr_items, offset - arr_start_items)
   -- body
   n = ((limit - offset) - 2)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "body", n, limit - offset) end
-  item = tree:add(F["positions.body"], tvb(offset, n))
-  if n == 0 then item:set_text("Body: <empty>") end
+  item = tree_add(tree, F["positions.body"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Body: <empty>") end
   offset = offset + n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "crc", 2, limit - offset) end
-  tree:add_le(F["positions.crc"], tvb(offset, 2))
+  tree_add_le(tree, F["positions.crc"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -214,7 +223,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Positions [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Positions"
 end
@@ -223,7 +232,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Positions [dissector error]"
   end
   return info
@@ -252,7 +261,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("POSITIONS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,19 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+local range_uint = TvbRange.uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -153,15 +166,15 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  local item = tree_add(tree, tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
 end
 
@@ -203,31 +216,31 @@ local function dissect_Motion(tvb, pinfo, tree, offset, limit)
   -- has_speed
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "has_speed", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
-  item = tree:add(F["announced.motion.has_speed"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bit %d]", offset))
+  item = tree_add(tree, F["announced.motion.has_speed"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bit %d]", offset))
   v.has_speed = val
   offset = offset + 1
   -- idle
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "idle", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
-  item = tree:add(F["announced.motion.idle"], bit_range(tvb, offset, 1), val)
-  item:append_text(string.format(" [bit %d]", offset))
+  item = tree_add(tree, F["announced.motion.idle"], bit_range(tvb, offset, 1), val)
+  tree_append_text(item, string.format(" [bit %d]", offset))
   v.idle = val
   offset = offset + 1
   -- speed
   if v.has_speed then
     if limit - offset < 12 then return truncated_bits(tree, tvb, offset, "speed", 12, limit - offset) end
     val = read_bits(tvb, offset, 12)
-    item = tree:add(F["announced.motion.speed"], bit_range(tvb, offset, 12), val)
-    item:append_text(string.format(" [bits %d-%d]", offset, offset + 11))
+    item = tree_add(tree, F["announced.motion.speed"], bit_range(tvb, offset, 12), val)
+    tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 11))
     offset = offset + 12
   end
   -- heading
   if (not v.idle) then
     if limit - offset < 10 then return truncated_bits(tree, tvb, offset, "heading", 10, limit - offset) end
     val = read_bits(tvb, offset, 10)
-    item = tree:add(F["announced.motion.heading"], bit_range(tvb, offset, 10), val)
-    item:append_text(string.format(" [bits %d-%d]", offset, offset + 9))
+    item = tree_add(tree, F["announced.motion.heading"], bit_range(tvb, offset, 10), val)
+    tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 9))
     offset = offset + 10
   end
   return offset, v
@@ -237,12 +250,12 @@ local function dissect_Data(tvb, pinfo, tree, offset, limit)
   local item, n
   -- payload
   if limit - offset < 1 then return truncated(tree, tvb, offset, "payload length", 1, limit - offset) end
-  tree:add_le(F["announced.data.payload.length"], tvb(offset, 1))
+  tree_add_le(tree, F["announced.data.payload.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
-  item = tree:add(F["announced.data.payload"], tvb(offset, n))
-  if n == 0 then item:set_text("Payload: <empty>") end
+  item = tree_add(tree, F["announced.data.payload"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Payload: <empty>") end
   offset = offset + n
   return offset
 end
@@ -253,102 +266,102 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["announced.kind"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["announced.kind"], range)
+  val = range_le_uint(range)
   v.kind = val
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- opts: Bits the user sets (URGENT) and bits the encoder sets.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "opts", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["announced.opts"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["announced.opts"], range)
+  val = range_le_uint(range)
   v.opts = val
-  item:add_le(F["announced.opts.has_target"], range)
-  item:add_le(F["announced.opts.no_name"], range)
-  item:add_le(F["announced.opts.is_ack"], range)
-  item:add_le(F["announced.opts.urgent"], range)
+  tree_add_le(item, F["announced.opts.has_target"], range)
+  tree_add_le(item, F["announced.opts.no_name"], range)
+  tree_add_le(item, F["announced.opts.is_ack"], range)
+  tree_add_le(item, F["announced.opts.urgent"], range)
   offset = offset + 1
-  if (has_bit(v.opts, 4) ~= (v.kind == 3)) then item:add_proto_expert_info(E.quirk, "IS_ACK should be set exactly when kind == Kind.ACK") end
+  if (has_bit(v.opts, 4) ~= (v.kind == 3)) then tree_add_proto_expert_info(item, E.quirk, "IS_ACK should be set exactly when kind == Kind.ACK") end
   -- no_note
   if limit - offset < 1 then return truncated(tree, tvb, offset, "no_note", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["announced.no_note"], range)
-  val = range:uint() ~= 0
+  tree_add(tree, F["announced.no_note"], range)
+  val = range_uint(range) ~= 0
   v.no_note = val
   offset = offset + 1
   -- shape
   if limit - offset < 1 then return truncated(tree, tvb, offset, "shape", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["announced.shape"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["announced.shape"], range)
+  val = range_le_uint(range)
   v.shape = val
-  if VS_Shape[val] == nil then item:add_proto_expert_info(E.unknown, fmt("shape %d is not named by the schema", val)) end
+  if VS_Shape[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("shape %d is not named by the schema", val)) end
   offset = offset + 1
   -- mode
   if limit - offset < 1 then return truncated(tree, tvb, offset, "mode", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["announced.mode"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["announced.mode"], range)
+  val = range_le_uint(range)
   v.mode = val
   offset = offset + 1
   -- target
   if has_bit(v.opts, 1) then
     if limit - offset < 4 then return truncated(tree, tvb, offset, "target", 4, limit - offset) end
-    tree:add_le(F["announced.target"], tvb(offset, 4))
+    tree_add_le(tree, F["announced.target"], tvb(offset, 4))
     offset = offset + 4
   end
   -- name
   if (not has_bit(v.opts, 2)) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
-    tree:add_le(F["announced.name.length"], tvb(offset, 1))
+    tree_add_le(tree, F["announced.name.length"], tvb(offset, 1))
     n = tvb(offset, 1):le_uint()
     offset = offset + 1
     if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
-    item = tree:add_packet_field(F["announced.name"], tvb(offset, n), ENC_UTF_8)
-    if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
+    item = tree_add_packet_field(tree, F["announced.name"], tvb(offset, n), ENC_UTF_8)
+    if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "name: not valid UTF-8") end
     offset = offset + n
   end
   -- note
   if (not v.no_note) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "note length", 1, limit - offset) end
-    tree:add_le(F["announced.note.length"], tvb(offset, 1))
+    tree_add_le(tree, F["announced.note.length"], tvb(offset, 1))
     n = tvb(offset, 1):le_uint()
     offset = offset + 1
     if limit - offset < n then return truncated(tree, tvb, offset, "note", n, limit - offset) end
-    item = tree:add_packet_field(F["announced.note"], tvb(offset, n), ENC_UTF_8)
-    if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "note: not valid UTF-8") end
+    item = tree_add_packet_field(tree, F["announced.note"], tvb(offset, n), ENC_UTF_8)
+    if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "note: not valid UTF-8") end
     offset = offset + n
   end
   -- radius
   if (v.shape == 1) then
     if limit - offset < 2 then return truncated(tree, tvb, offset, "radius", 2, limit - offset) end
-    tree:add_le(F["announced.radius"], tvb(offset, 2))
+    tree_add_le(tree, F["announced.radius"], tvb(offset, 2))
     offset = offset + 2
   end
   -- extra
   if (v.mode ~= 0) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "extra", 1, limit - offset) end
-    tree:add_le(F["announced.extra"], tvb(offset, 1))
+    tree_add_le(tree, F["announced.extra"], tvb(offset, 1))
     offset = offset + 1
   end
   -- motion
-  sub = tree:add(tvb(offset, 0), "Motion: Motion")
+  sub = tree_add(tree, tvb(offset, 0), "Motion: Motion")
   nxt = dissect_Motion(tvb, pinfo, sub, (offset) * 8, (limit) * 8)
   if nxt == nil then return nil end
   nxt = ceil8(nxt)
-  sub:set_len(nxt - offset)
+  tree_set_len(sub, nxt - offset)
   offset = nxt
   -- body
   local tag_body = v.kind
   if tag_body == 2 then
-    sub = tree:add(tvb(offset, 0), "Body: Data")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Data")
     nxt = dissect_Data(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif not (tag_body == 1 or tag_body == 3) then
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -436,7 +449,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Announced presence [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Announced presence"
 end
@@ -445,7 +458,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Announced presence [dissector error]"
   end
   return info
@@ -474,7 +487,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("ANNOUNCED")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,16 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -68,7 +78,8 @@ local function parse_ranges(text)
 end
 
 local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
+  for i = 1, #server_port_ranges do
+    local r = server_port_ranges[i]
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
@@ -130,8 +141,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -253,12 +264,12 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   local item, n
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
-  tree:add_le(F["reassembly.hello.name.length"], tvb(offset, 1))
+  tree_add_le(tree, F["reassembly.hello.name.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
-  item = tree:add_packet_field(F["reassembly.hello.name"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["reassembly.hello.name"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "name: not valid UTF-8") end
   offset = offset + n
   return offset
 end
@@ -268,14 +279,14 @@ end
 local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
   local item, sub, nxt, val
   if tag_payload == 1 then
-    sub = tree:add(tvb(offset, n), "Payload: Hello")
+    sub = tree_add(tree, tvb(offset, n), "Payload: Hello")
     nxt, val = dissect_Hello(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   else
-    item = tree:add(F["reassembly.payload"], tvb(offset, n))
-    if n == 0 then item:set_text("Payload: <empty>") end
+    item = tree_add(tree, F["reassembly.payload"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Payload: <empty>") end
     v.payload = n
   end
   return offset + n
@@ -287,53 +298,53 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["reassembly.flags"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["reassembly.flags"], range)
+  val = range_le_uint(range)
   v.flags = val
-  item:add_le(F["reassembly.flags.fragment"], range)
+  tree_add_le(item, F["reassembly.flags.fragment"], range)
   offset = offset + 1
   -- command
   if limit - offset < 1 then return truncated(tree, tvb, offset, "command", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["reassembly.command"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reassembly.command"], range)
+  val = range_le_uint(range)
   v.command = val
   offset = offset + 1
   -- fragment_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "fragment_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["reassembly.fragment_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reassembly.fragment_id"], range)
+  val = range_le_uint(range)
   v.fragment_id = val
   offset = offset + 2
   -- fragment_index
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_index", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["reassembly.fragment_index"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reassembly.fragment_index"], range)
+  val = range_le_uint(range)
   v.fragment_index = val
   offset = offset + 1
   -- fragment_count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_count", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["reassembly.fragment_count"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reassembly.fragment_count"], range)
+  val = range_le_uint(range)
   v.fragment_count = val
   offset = offset + 1
   -- payload_size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "payload_size", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["reassembly.payload_size"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reassembly.payload_size"], range)
+  val = range_le_uint(range)
   v.payload_size = val
   offset = offset + 2
   -- payload
   n = v.payload_size
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   local tag_payload = v.command
   if has_bit(v.flags, 1) then
-    item = tree:add(F["reassembly.payload"], tvb(offset, n))
-    if n == 0 then item:set_text("Payload: <empty>") end
+    item = tree_add(tree, F["reassembly.payload"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Payload: <empty>") end
     v.payload = n
   else
     if dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v) == nil then return nil end
@@ -450,7 +461,7 @@ local function evict_piece(root, why, skip)
   conversation_released(st.conv)
   local held = 0
   for _ in pairs(st.parts) do held = held + 1 end
-  root:add_proto_expert_info(E.evicted, fmt(
+  tree_add_proto_expert_info(root, E.evicted, fmt(
     "reassembly: the payload begun in frame %d (%d pieces held) is dropped %s; %d dropped so far",
     st.first, held, why, pieces.evicted))
 end
@@ -493,11 +504,11 @@ local function reassemble(tvb, pinfo, root, v)
       elseif earlier ~= piece then
         -- A retransmission repeats a piece; different bytes under the same index are reported
         -- and the first kept.
-        root:add_proto_expert_info(E.reassembly, fmt(
+        tree_add_proto_expert_info(root, E.reassembly, fmt(
           "piece %d again, with different bytes: the first one is kept", index))
       end
-      if st.count ~= nil and st.count ~= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
-      if index >= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("piece %d of %d is out of range", index, v.fragment_count)) end
+      if st.count ~= nil and st.count ~= v.fragment_count then tree_add_proto_expert_info(root, E.reassembly, fmt("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
+      if index >= v.fragment_count then tree_add_proto_expert_info(root, E.reassembly, fmt("piece %d of %d is out of range", index, v.fragment_count)) end
       st.count = v.fragment_count
       if st.count ~= nil then
         local list = {}
@@ -518,21 +529,21 @@ local function reassemble(tvb, pinfo, root, v)
     end
   end
   if frame_rejoined[here] then
-    root:add_proto_expert_info(E.rejoined, fmt("piece %s came again after its payload was joined: a retransmission", tostring(index)))
+    tree_add_proto_expert_info(root, E.rejoined, fmt("piece %s came again after its payload was joined: a retransmission", tostring(index)))
     return ""
   end
   local whole = frame_wholes[pinfo.number]
   if whole == nil or #whole.data == 0 then return "" end
   local wtvb = ByteArray.new(whole.data, true):tvb("Reassembled payload")
-  local sub = root:add(wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
-  sub:add_proto_expert_info(E.joined, fmt("payload joined from %d pieces", whole.count))
+  local sub = tree_add(root, wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
+  tree_add_proto_expert_info(sub, E.joined, fmt("payload joined from %d pieces", whole.count))
   local size = wtvb:len()
   local nxt, name
   name = "payload"
   nxt = dissect_whole(wtvb, pinfo, sub, v)
   if nxt == nil then return " [reassembled " .. name .. ", malformed]" end
   if nxt < size then
-    sub:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
+    tree_add_proto_expert_info(sub, E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
   end
   return " [reassembled]"
 end
@@ -555,7 +566,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Reassembly [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
   return "Reassembly" .. whole
@@ -566,7 +577,7 @@ local function dissect_protected(tvb, pinfo, root)
   CONVERSATION = nil
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Reassembly [dissector error]"
   end
   return info
@@ -595,7 +606,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("REASSEMBLY")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

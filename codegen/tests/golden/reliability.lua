@@ -43,6 +43,18 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_generated = TreeItem.set_generated
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -68,7 +80,8 @@ local function parse_ranges(text)
 end
 
 local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
+  for i = 1, #server_port_ranges do
+    local r = server_port_ranges[i]
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
@@ -163,8 +176,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -288,30 +301,30 @@ local function dissect_Data(tvb, pinfo, tree, offset, limit)
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["reliability.data.flags"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["reliability.data.flags"], range)
+  val = range_le_uint(range)
   v.flags = val
-  item:add_le(F["reliability.data.flags.reliable"], range)
-  item:add_le(F["reliability.data.flags.last"], range)
+  tree_add_le(item, F["reliability.data.flags.reliable"], range)
+  tree_add_le(item, F["reliability.data.flags.last"], range)
   offset = offset + 1
   -- seq
   if limit - offset < 2 then return truncated(tree, tvb, offset, "seq", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["reliability.data.seq"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reliability.data.seq"], range)
+  val = range_le_uint(range)
   v.seq = val
   offset = offset + 2
   -- chunk
   if limit - offset < 1 then return truncated(tree, tvb, offset, "chunk", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["reliability.data.chunk"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reliability.data.chunk"], range)
+  val = range_le_uint(range)
   v.chunk = val
   offset = offset + 1
   -- payload
   n = limit - offset
-  item = tree:add(F["reliability.data.payload"], tvb(offset, n))
-  if n == 0 then item:set_text("Payload: <empty>") end
+  item = tree_add(tree, F["reliability.data.payload"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Payload: <empty>") end
   offset = offset + n
   -- What this message tells the netcode analysis.
   fact_numbered(0, v.seq, v.chunk, (has_bit(v.flags, 1)) and true or false, (has_bit(v.flags, 2)) and true or false)
@@ -324,15 +337,15 @@ local function dissect_Ack(tvb, pinfo, tree, offset, limit)
   -- seq
   if limit - offset < 2 then return truncated(tree, tvb, offset, "seq", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["reliability.ack.seq"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reliability.ack.seq"], range)
+  val = range_le_uint(range)
   v.seq = val
   offset = offset + 2
   -- chunk
   if limit - offset < 1 then return truncated(tree, tvb, offset, "chunk", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["reliability.ack.chunk"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reliability.ack.chunk"], range)
+  val = range_le_uint(range)
   v.chunk = val
   offset = offset + 1
   -- What this message tells the netcode analysis.
@@ -346,22 +359,22 @@ local function dissect_Notify(tvb, pinfo, tree, offset, limit)
   -- seq
   if limit - offset < 1 then return truncated(tree, tvb, offset, "seq", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["reliability.notify.seq"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reliability.notify.seq"], range)
+  val = range_le_uint(range)
   v.seq = val
   offset = offset + 1
   -- last
   if limit - offset < 1 then return truncated(tree, tvb, offset, "last", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["reliability.notify.last"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reliability.notify.last"], range)
+  val = range_le_uint(range)
   v.last = val
   offset = offset + 1
   -- received
   if limit - offset < 1 then return truncated(tree, tvb, offset, "received", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["reliability.notify.received"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reliability.notify.received"], range)
+  val = range_le_uint(range)
   v.received = val
   offset = offset + 1
   -- What this message tells the netcode analysis.
@@ -377,8 +390,8 @@ local function dissect_Ping(tvb, pinfo, tree, offset, limit)
   -- id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["reliability.ping.id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reliability.ping.id"], range)
+  val = range_le_uint(range)
   v.id = val
   offset = offset + 2
   -- What this message tells the netcode analysis.
@@ -392,8 +405,8 @@ local function dissect_Pong(tvb, pinfo, tree, offset, limit)
   -- id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["reliability.pong.id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reliability.pong.id"], range)
+  val = range_le_uint(range)
   v.id = val
   offset = offset + 2
   -- What this message tells the netcode analysis.
@@ -407,26 +420,26 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   -- form
   if limit - offset < 1 then return truncated(tree, tvb, offset, "form", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["reliability.heartbeat.form"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reliability.heartbeat.form"], range)
+  val = range_le_uint(range)
   v.form = val
   offset = offset + 1
   -- body
   local tag_body = v.form
   if tag_body == 0 then
-    sub = tree:add(tvb(offset, 0), "Body: Ping")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Ping")
     nxt = dissect_Ping(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree:add(tvb(offset, 0), "Body: Pong")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Pong")
     nxt = dissect_Pong(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -438,46 +451,46 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["reliability.kind"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["reliability.kind"], range)
+  val = range_le_uint(range)
   v.kind = val
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- acked_upto
   if limit - offset < 2 then return truncated(tree, tvb, offset, "acked_upto", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["reliability.acked_upto"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reliability.acked_upto"], range)
+  val = range_le_uint(range)
   v.acked_upto = val
   offset = offset + 2
   -- body
   local tag_body = v.kind
   if tag_body == 0 then
-    sub = tree:add(tvb(offset, 0), "Body: Data")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Data")
     nxt = dissect_Data(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree:add(tvb(offset, 0), "Body: Ack")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Ack")
     nxt = dissect_Ack(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree:add(tvb(offset, 0), "Body: Notify")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Notify")
     nxt = dissect_Notify(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 3 then
-    sub = tree:add(tvb(offset, 0), "Body: Ping")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Ping")
     nxt = dissect_Heartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   -- What this message tells the netcode analysis.
@@ -657,13 +670,15 @@ local function kept_verdicts(frame)
 end
 
 -- `raw` unwrapped to the number nearest `near` (the first of equally near ones), never below 0.
+-- (Distances compared without math.abs: a library call each.)
 local function analysis_unwrap(raw, near, wrap)
   local base = near - near % wrap
   local best = base + raw
   local below = best - wrap
-  if below >= 0 and math.abs(below - near) <= math.abs(best - near) then best = below end
+  local d_best = best >= near and best - near or near - best
+  if below >= 0 and near - below <= d_best then best, d_best = below, near - below end
   local above = base + raw + wrap
-  if math.abs(above - near) < math.abs(best - near) then best = above end
+  if above - near < d_best then best = above end
   return best
 end
 
@@ -684,7 +699,8 @@ local function new_analysis()
     st.channels[c] = {}
     for side = 1, 2 do
       -- `waiting` holds a reliable send's frame, `sent_at` its time.
-      st.channels[c][side] = { highest = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
+      -- `highest` is number * 65536 + part; `highest_n` its number.
+      st.channels[c][side] = { highest = nil, highest_n = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
         waiting = bounded(ANALYSIS_WINDOW), sent_at = {} }
     end
   end
@@ -699,7 +715,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   if d.highest == nil then
     number = FACTS.seq_n % wrap + wrap
   else
-    number = analysis_unwrap(FACTS.seq_n % wrap, math.floor(d.highest / 65536), wrap)
+    number = analysis_unwrap(FACTS.seq_n % wrap, d.highest_n, wrap)
   end
   local key = number * 65536 + part
   local first = d.seen.map[key]
@@ -714,7 +730,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
       -- Below the first place seen: no earlier datagram reported this gap.
       if key < d.first then verdict.before_first = true end
     else
-      local h, hp = math.floor(d.highest / 65536), d.highest % 65536
+      local h, hp = d.highest_n, d.highest % 65536
       local lost
       if number == h then
         lost = part - hp - 1
@@ -726,7 +742,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
   end
   if d.first == nil then d.first = key end
   if d.highest == nil or key > d.highest then
-    d.highest, d.closed = key, FACTS.seq_last
+    d.highest, d.highest_n, d.closed = key, number, FACTS.seq_last
   end
   window_add(d.seen, key, frame, st)
   if FACTS.seq_rel then
@@ -741,7 +757,7 @@ local function analysis_ack(st, side, i, time, verdict)
   local wrap = WRAPS[FACTS.ack_ch[i] + 1]
   local d = st.channels[FACTS.ack_ch[i] + 1][side]
   if d.highest == nil then return end
-  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, math.floor(d.highest / 65536), wrap)
+  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, d.highest_n, wrap)
   local w = d.waiting
   local acked
   if FACTS.ack_cum[i] then
@@ -763,7 +779,9 @@ local function analysis_ack(st, side, i, time, verdict)
   elseif w.map[number * 65536 + FACTS.ack_part[i]] ~= nil then
     acked = { number * 65536 + FACTS.ack_part[i] }
   end
-  for _, k in ipairs(acked or {}) do
+  if acked == nil then return end
+  for j = 1, #acked do
+    local k = acked[j]
     verdict[#verdict + 1] = w.map[k]
     verdict[#verdict + 1] = time - d.sent_at[k]
     bounded_remove(w, k)
@@ -807,7 +825,7 @@ local function analysis_verdict(pinfo, root)
     bounded_set(analysed, conv, st)
     if analysed.count > MAX_ANALYSED then
       local evicted = bounded_evict(analysed)
-      root:add_proto_expert_info(E.evicted, fmt(
+      tree_add_proto_expert_info(root, E.evicted, fmt(
         "%d conversations analysed: the oldest (%s) is forgotten; %d forgotten so far", MAX_ANALYSED, evicted, analysed.evicted))
     end
   end
@@ -817,49 +835,59 @@ local function analysis_verdict(pinfo, root)
   if FACTS.seq then analysis_numbered(st, side, frame, time, verdict) end
   for i = 1, FACTS.nacks do analysis_ack(st, 3 - side, i, time, verdict) end
   if FACTS.ping then analysis_ping(st, side, frame, time, verdict) end
-  if next(verdict) == nil then return nil end
+  -- (before_first comes with out_of_order, retransmission with repeat_of, ping_rtt with ping_frame)
+  if #verdict == 0 and verdict.lost == nil and verdict.repeat_of == nil and not verdict.out_of_order
+      and verdict.ping_frame == nil then
+    return nil
+  end
   keep_verdict(frame, ANALYSIS_INDEX, verdict)
   return verdict
+end
+
+-- Adds a computed item (shown in brackets, as Wireshark shows what is not on the wire).
+local function add_generated(sub, field, value)
+  local item = tree_add(sub, field, value)
+  tree_set_generated(item)
 end
 
 -- The verdict under `root` as `reliability.analysis.*` fields and expert info; returns the Info
 -- column's prefix.
 local function show_analysis(verdict, tvb, root)
   if verdict == nil then return "" end
-  local t = root:add(A.analysis, tvb(0, 0))
-  t:set_generated()
+  local sub = tree_add(root, A.analysis, tvb(0, 0))
+  tree_set_generated(sub)
   local info = {}
   if verdict.lost ~= nil then
-    t:add(A.lost, verdict.lost):set_generated()
-    t:add_proto_expert_info(E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
+    add_generated(sub, A.lost, verdict.lost)
+    tree_add_proto_expert_info(sub, E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
     info[#info + 1] = fmt("LOST %d", verdict.lost)
   end
   if verdict.repeat_of ~= nil then
     if verdict.retransmission then
-      t:add(A.retransmission_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
+      add_generated(sub, A.retransmission_of, verdict.repeat_of)
+      tree_add_proto_expert_info(sub, E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
       info[#info + 1] = "RETRANSMISSION"
     else
-      t:add(A.duplicate_of, verdict.repeat_of):set_generated()
-      t:add_proto_expert_info(E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
+      add_generated(sub, A.duplicate_of, verdict.repeat_of)
+      tree_add_proto_expert_info(sub, E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
       info[#info + 1] = "DUPLICATE"
     end
   end
   if verdict.out_of_order then
-    t:add(A.out_of_order, true):set_generated()
-    t:add_proto_expert_info(E.out_of_order, "Out of order: a later datagram came first")
+    add_generated(sub, A.out_of_order, true)
+    tree_add_proto_expert_info(sub, E.out_of_order, "Out of order: a later datagram came first")
     info[#info + 1] = "OUT OF ORDER"
   end
   for i = 1, #verdict, 2 do
-    t:add(A.acks_frame, verdict[i]):set_generated()
-    t:add(A.ack_rtt, verdict[i + 1] * 1000):set_generated()
+    add_generated(sub, A.acks_frame, verdict[i])
+    add_generated(sub, A.ack_rtt, verdict[i + 1] * 1000)
   end
   if verdict.ping_frame ~= nil then
-    t:add(A.ping_frame, verdict.ping_frame):set_generated()
-    t:add(A.ping_rtt, verdict.ping_rtt * 1000):set_generated()
+    add_generated(sub, A.ping_frame, verdict.ping_frame)
+    add_generated(sub, A.ping_rtt, verdict.ping_rtt * 1000)
   end
   if #info == 0 then return "" end
-  t:append_text(": " .. table.concat(info, ", "))
+  tree_append_text(sub, ": " .. table.concat(info, ", "))
   return "[" .. table.concat(info, "] [") .. "] "
 end
 
@@ -942,7 +970,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Reliability [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Reliability"
 end
@@ -957,11 +985,11 @@ local function dissect_protected(tvb, pinfo, root)
     if shown then
       info = prefix .. info
     else
-      root:add_proto_expert_info(E.internal, "netcode analysis error: " .. tostring(prefix))
+      tree_add_proto_expert_info(root, E.internal, "netcode analysis error: " .. tostring(prefix))
     end
   end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Reliability [dissector error]"
   end
   return info
@@ -991,7 +1019,7 @@ function proto.dissector(tvb, pinfo, tree)
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("RELIABILITY")
   ANALYSIS_INDEX = 0
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,17 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Value strings.
 local VS_Default = {
   [0] = "NONE",
@@ -103,8 +114,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -142,14 +153,14 @@ end
 
 local function dissect_Vec(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree:add_le(F["reserved_names.vec.x"], tvb(offset, 2))
+  tree_add_le(tree, F["reserved_names.vec.x"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
 local function dissect_Option(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "present", 1, limit - offset) end
-  tree:add_le(F["reserved_names.option.present"], tvb(offset, 1))
+  tree_add_le(tree, F["reserved_names.option.present"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
@@ -160,15 +171,15 @@ local function dissect_Cow(tvb, pinfo, tree, offset, limit)
   -- bytes_len
   if limit - offset < 1 then return truncated(tree, tvb, offset, "bytes_len", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["reserved_names.cow.bytes_len"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reserved_names.cow.bytes_len"], range)
+  val = range_le_uint(range)
   v.bytes_len = val
   offset = offset + 1
   -- data
   n = v.bytes_len
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("bytes_len says %d bytes of data, %d remain", n, limit - offset)) return nil end
-  item = tree:add(F["reserved_names.cow.data"], tvb(offset, n))
-  if n == 0 then item:set_text("Data: <empty>") end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("bytes_len says %d bytes of data, %d remain", n, limit - offset)) return nil end
+  item = tree_add(tree, F["reserved_names.cow.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
   offset = offset + n
   return offset, v
 end
@@ -176,22 +187,22 @@ end
 local function dissect_Some(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- value
-  sub = tree:add(tvb(offset, limit - offset < 1 and limit - offset or 1), "Value: Option")
+  sub = tree_add(tree, tvb(offset, limit - offset < 1 and limit - offset or 1), "Value: Option")
   nxt = dissect_Option(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- cow
-  sub = tree:add(tvb(offset, 0), "Cow: Cow")
+  sub = tree_add(tree, tvb(offset, 0), "Cow: Cow")
   nxt = dissect_Cow(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  sub:set_len(nxt - offset)
+  tree_set_len(sub, nxt - offset)
   offset = nxt
   return offset
 end
 
 local function dissect_EncodeError(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "code", 2, limit - offset) end
-  tree:add_le(F["reserved_names.encode_error.code"], tvb(offset, 2))
+  tree_add_le(tree, F["reserved_names.encode_error.code"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -199,14 +210,14 @@ end
 local function dissect_Reader(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt
   -- error
-  sub = tree:add(tvb(offset, limit - offset < 2 and limit - offset or 2), "Error: EncodeError")
+  sub = tree_add(tree, tvb(offset, limit - offset < 2 and limit - offset or 2), "Error: EncodeError")
   nxt = dissect_EncodeError(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- rest
   n = limit - offset
-  item = tree:add(F["reserved_names.reader.rest"], tvb(offset, n))
-  if n == 0 then item:set_text("Rest: <empty>") end
+  item = tree_add(tree, F["reserved_names.reader.rest"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Rest: <empty>") end
   offset = offset + n
   return offset
 end
@@ -217,60 +228,59 @@ local function dissect_Codec(tvb, pinfo, tree, offset, limit)
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["reserved_names.kind"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["reserved_names.kind"], range)
+  val = range_le_uint(range)
   v.kind = val
-  if VS_Default[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS_Default[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- state
   if limit - offset < 1 then return truncated(tree, tvb, offset, "state", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["reserved_names.state"], range)
-  item:add_le(F["reserved_names.state.next"], range)
-  item:add_le(F["reserved_names.state.done"], range)
+  item = tree_add_le(tree, F["reserved_names.state"], range)
+  tree_add_le(item, F["reserved_names.state.next"], range)
+  tree_add_le(item, F["reserved_names.state.done"], range)
   offset = offset + 1
   -- text_len
   if limit - offset < 1 then return truncated(tree, tvb, offset, "text_len", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["reserved_names.text_len"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["reserved_names.text_len"], range)
+  val = range_le_uint(range)
   v.text_len = val
   offset = offset + 1
   -- text
   n = v.text_len
-  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("text_len says %d bytes of text, %d remain", n, limit - offset)) return nil end
-  item = tree:add_packet_field(F["reserved_names.text"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("text_len says %d bytes of text, %d remain", n, limit - offset)) return nil end
+  item = tree_add_packet_field(tree, F["reserved_names.text"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   -- tail
   n = 2
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("tail: impossible count %d", n)) return nil end
-  local arr_tail, arr_start_tail, count_tail = tree:add(tvb(offset, 0), "Tail"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("tail: impossible count %d", n)) return nil end
+  local arr_tail, arr_start_tail = tree_add(tree, tvb(offset, 0), string.format("Tail (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_tail:add(tvb(offset, limit - offset < 2 and limit - offset or 2), "Tail: Vec")
+    sub = tree_add(arr_tail, tvb(offset, limit - offset < 2 and limit - offset or 2), "Tail: Vec")
     nxt = dissect_Vec(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  arr_tail:set_len(offset - arr_start_tail)
-  arr_tail:append_text(string.format(" (%d)", count_tail))
+  tree_set_len(arr_tail, offset - arr_start_tail)
   -- body
   local tag_body = v.kind
   if tag_body == 1 then
-    sub = tree:add(tvb(offset, 0), "Body: Some")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Some")
     nxt = dissect_Some(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree:add(tvb(offset, 0), "Body: Ok")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Ok")
     nxt = dissect_Reader(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body ~= 0 then
-    item = tree:add(F["reserved_names.body"], tvb(offset, limit - offset))
-    if limit - offset == 0 then item:set_text("Body: <empty>") end
+    item = tree_add(tree, F["reserved_names.body"], tvb(offset, limit - offset))
+    if limit - offset == 0 then tree_set_text(item, "Body: <empty>") end
     offset = limit
   end
   return offset, v
@@ -358,7 +368,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Reserved names [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Reserved names"
 end
@@ -367,7 +377,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Reserved names [dissector error]"
   end
   return info
@@ -396,7 +406,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("RESERVED_NAMES")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

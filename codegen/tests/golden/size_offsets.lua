@@ -43,6 +43,15 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_uint = TvbRange.uint
+
 -- Value strings.
 local VS_CASE_Frame_kind = {
   [1] = "Block",
@@ -101,8 +110,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -112,10 +121,10 @@ end
 
 local function dissect_Block(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "a", 2, limit - offset) end
-  tree:add(F["size_offsets.block.a"], tvb(offset, 2))
+  tree_add(tree, F["size_offsets.block.a"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
-  tree:add(F["size_offsets.block.b"], tvb(offset, 2))
+  tree_add(tree, F["size_offsets.block.b"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -126,79 +135,77 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "size", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add(F["size_offsets.size"], range)
-  val = range:uint()
+  tree_add(tree, F["size_offsets.size"], range)
+  val = range_uint(range)
   v.size = val
   offset = offset + 2
   -- payload
   n = (v.size - 2)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
-  item = tree:add(F["size_offsets.payload"], tvb(offset, n))
-  if n == 0 then item:set_text("Payload: <empty>") end
+  item = tree_add(tree, F["size_offsets.payload"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Payload: <empty>") end
   offset = offset + n
   -- last_index
   if limit - offset < 1 then return truncated(tree, tvb, offset, "last_index", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["size_offsets.last_index"], range)
-  val = range:uint()
+  tree_add(tree, F["size_offsets.last_index"], range)
+  val = range_uint(range)
   v.last_index = val
   offset = offset + 1
   -- ids
   n = (v.last_index + 1)
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("ids: impossible count %d", n)) return nil end
-  local arr_ids, arr_start_ids, count_ids = tree:add(tvb(offset, 0), "Ids"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("ids: impossible count %d", n)) return nil end
+  local arr_ids, arr_start_ids = tree_add(tree, tvb(offset, 0), string.format("Ids (%d)", n)), offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_ids, tvb, offset, "ids", 2, limit - offset) end
-    arr_ids:add(F["size_offsets.ids"], tvb(offset, 2))
+    tree_add(arr_ids, F["size_offsets.ids"], tvb(offset, 2))
     offset = offset + 2
   end
-  arr_ids:set_len(offset - arr_start_ids)
-  arr_ids:append_text(string.format(" (%d)", count_ids))
+  tree_set_len(arr_ids, offset - arr_start_ids)
   -- words
   if limit - offset < 1 then return truncated(tree, tvb, offset, "words", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["size_offsets.words"], range)
-  val = range:uint()
+  tree_add(tree, F["size_offsets.words"], range)
+  val = range_uint(range)
   v.words = val
   offset = offset + 1
   -- block
   n = (4 * v.words)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "block", n, limit - offset) end
-  sub = tree:add(tvb(offset, n), "Block: Block")
+  sub = tree_add(tree, tvb(offset, n), "Block: Block")
   nxt = dissect_Block(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
-  if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("block: %d bytes left unread", offset + n - nxt)) end
+  if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("block: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- free
   if limit - offset < 1 then return truncated(tree, tvb, offset, "free", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["size_offsets.free"], range)
-  val = range:uint()
+  tree_add(tree, F["size_offsets.free"], range)
+  val = range_uint(range)
   v.free = val
   offset = offset + 1
   -- slots
   n = (8 - v.free)
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("slots: impossible count %d", n)) return nil end
-  local arr_slots, arr_start_slots, count_slots = tree:add(tvb(offset, 0), "Slots"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("slots: impossible count %d", n)) return nil end
+  local arr_slots, arr_start_slots = tree_add(tree, tvb(offset, 0), string.format("Slots (%d)", n)), offset
   for _ = 1, n do
     if limit - offset < 1 then return truncated(arr_slots, tvb, offset, "slots", 1, limit - offset) end
-    arr_slots:add(F["size_offsets.slots"], tvb(offset, 1))
+    tree_add(arr_slots, F["size_offsets.slots"], tvb(offset, 1))
     offset = offset + 1
   end
-  arr_slots:set_len(offset - arr_start_slots)
-  arr_slots:append_text(string.format(" (%d)", count_slots))
+  tree_set_len(arr_slots, offset - arr_start_slots)
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["size_offsets.kind"], range)
-  val = range:uint()
+  tree_add(tree, F["size_offsets.kind"], range)
+  val = range_uint(range)
   v.kind = val
   offset = offset + 1
   -- body_len
   if limit - offset < 1 then return truncated(tree, tvb, offset, "body_len", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add(F["size_offsets.body_len"], range)
-  val = range:uint()
+  tree_add(tree, F["size_offsets.body_len"], range)
+  val = range_uint(range)
   v.body_len = val
   offset = offset + 1
   -- body
@@ -206,17 +213,17 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "body", n, limit - offset) end
   local tag_body = v.kind
   if tag_body == 1 then
-    sub = tree:add(tvb(offset, n), "Body: Block")
+    sub = tree_add(tree, tvb(offset, n), "Body: Block")
     nxt = dissect_Block(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("body: %d bytes do not hold a Block; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Block; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   else
-    item = tree:add(F["size_offsets.body"], tvb(offset, n))
-    if n == 0 then item:set_text("Body: <empty>") end
+    item = tree_add(tree, F["size_offsets.body"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Body: <empty>") end
   end
   offset = offset + n
   if limit - offset < 1 then return truncated(tree, tvb, offset, "trailer", 1, limit - offset) end
-  tree:add(F["size_offsets.trailer"], tvb(offset, 1))
+  tree_add(tree, F["size_offsets.trailer"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -303,7 +310,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Size offsets [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Size offsets"
 end
@@ -312,7 +319,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Size offsets [dissector error]"
   end
   return info
@@ -341,7 +348,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("SIZE_OFFSETS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

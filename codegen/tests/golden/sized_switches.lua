@@ -43,6 +43,16 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -151,8 +161,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -191,26 +201,26 @@ end
 local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
-  tree:add_le(F["sized_switches.inner.a"], tvb(offset, 1))
+  tree_add_le(tree, F["sized_switches.inner.a"], tvb(offset, 1))
   offset = offset + 1
   -- s
   if limit - offset < 1 then return truncated(tree, tvb, offset, "s length", 1, limit - offset) end
-  tree:add_le(F["sized_switches.inner.s.length"], tvb(offset, 1))
+  tree_add_le(tree, F["sized_switches.inner.s.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "s", n, limit - offset) end
-  item = tree:add_packet_field(F["sized_switches.inner.s"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "s: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["sized_switches.inner.s"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "s: not valid UTF-8") end
   offset = offset + n
   return offset
 end
 
 local function dissect_Pair(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
-  tree:add_le(F["sized_switches.pair.a"], tvb(offset, 1))
+  tree_add_le(tree, F["sized_switches.pair.a"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
-  tree:add_le(F["sized_switches.pair.b"], tvb(offset, 2))
+  tree_add_le(tree, F["sized_switches.pair.b"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -221,59 +231,59 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["sized_switches.kind"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["sized_switches.kind"], range)
+  val = range_le_uint(range)
   v.kind = val
   offset = offset + 1
   -- inner
   if limit - offset < 2 then return truncated(tree, tvb, offset, "inner length", 2, limit - offset) end
-  tree:add_le(F["sized_switches.inner.length"], tvb(offset, 2))
+  tree_add_le(tree, F["sized_switches.inner.length"], tvb(offset, 2))
   n = tvb(offset, 2):le_uint()
   offset = offset + 2
   if limit - offset < n then return truncated(tree, tvb, offset, "inner", n, limit - offset) end
   local tag_inner = v.kind
   if tag_inner == 1 then
-    sub = tree:add(tvb(offset, n), "Inner: Inner")
+    sub = tree_add(tree, tvb(offset, n), "Inner: Inner")
     nxt = dissect_Inner(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("inner: %d bytes do not hold a Inner; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("inner: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("inner: %d bytes do not hold a Inner; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("inner: %d bytes left unread", offset + n - nxt)) end
   else
-    item = tree:add(F["sized_switches.inner"], tvb(offset, n))
-    if n == 0 then item:set_text("Inner: <empty>") end
+    item = tree_add(tree, F["sized_switches.inner"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Inner: <empty>") end
   end
   offset = offset + n
   -- kind2
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind2", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["sized_switches.kind2"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["sized_switches.kind2"], range)
+  val = range_le_uint(range)
   v.kind2 = val
   offset = offset + 1
   -- other
   val, n = read_leb128(tvb, offset * 8, limit * 8)
   if val == nil then return truncated(tree, tvb, offset, "other length", n / 8 + 1, limit - offset) end
-  if val == false then tree:add_proto_expert_info(E.too_large, "other length: a variable-length integer longer than 64 bits") return nil end
+  if val == false then tree_add_proto_expert_info(tree, E.too_large, "other length: a variable-length integer longer than 64 bits") return nil end
   n = n / 8
-  tree:add(F["sized_switches.other.length"], tvb(offset, n), val)
+  tree_add(tree, F["sized_switches.other.length"], tvb(offset, n), val)
   offset = offset + n
   n = val:tonumber()
   if limit - offset < n then return truncated(tree, tvb, offset, "other", n, limit - offset) end
   local tag_other = v.kind2
   if tag_other == 1 then
-    sub = tree:add(tvb(offset, n), "Other: Inner")
+    sub = tree_add(tree, tvb(offset, n), "Other: Inner")
     nxt = dissect_Inner(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("other: %d bytes do not hold a Inner; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("other: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("other: %d bytes do not hold a Inner; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("other: %d bytes left unread", offset + n - nxt)) end
   else
-    item = tree:add(F["sized_switches.other"], tvb(offset, n))
-    if n == 0 then item:set_text("Other: <empty>") end
+    item = tree_add(tree, F["sized_switches.other"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Other: <empty>") end
   end
   offset = offset + n
   -- kind3
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind3", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["sized_switches.kind3"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["sized_switches.kind3"], range)
+  val = range_le_uint(range)
   v.kind3 = val
   offset = offset + 1
   -- fixed
@@ -281,13 +291,13 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "fixed", n, limit - offset) end
   local tag_fixed = v.kind3
   if tag_fixed == 1 then
-    sub = tree:add(tvb(offset, n), "Fixed: Pair")
+    sub = tree_add(tree, tvb(offset, n), "Fixed: Pair")
     nxt = dissect_Pair(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("fixed: %d bytes do not hold a Pair; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("fixed: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("fixed: %d bytes do not hold a Pair; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("fixed: %d bytes left unread", offset + n - nxt)) end
   else
-    item = tree:add(F["sized_switches.fixed"], tvb(offset, n))
-    if n == 0 then item:set_text("Fixed: <empty>") end
+    item = tree_add(tree, F["sized_switches.fixed"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Fixed: <empty>") end
   end
   offset = offset + n
   return offset, v
@@ -375,7 +385,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Sized switches [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Sized switches"
 end
@@ -384,7 +394,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Sized switches [dissector error]"
   end
   return info
@@ -413,7 +423,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("SIZED_SWITCHES")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

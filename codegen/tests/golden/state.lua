@@ -43,6 +43,16 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+local tree_set_len = TreeItem.set_len
+local range_le_uint = TvbRange.le_uint
+
 -- Whether `port` is in a range preference such as "8080,9000-9010".
 local server_port_ranges = {}
 local function parse_ranges(text)
@@ -59,7 +69,8 @@ local function parse_ranges(text)
 end
 
 local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
+  for i = 1, #server_port_ranges do
+    local r = server_port_ranges[i]
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
@@ -125,8 +136,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -213,11 +224,14 @@ local function bounded_evict(b, skip)
 end
 
 -- Conversation state: lists remembered by table, conversation and key (both sides read and
--- write the same lists: a DNP link announced by one side is updated by either). A frame keeps
--- what it read by frame number (computed when first dissected), so re-dissection, clicks and
--- two-pass analysis (tshark -2) show the same thing.
+-- write the same lists: a DNP link announced by one side is updated by either), found through
+-- `state_index[conv][t][key]`; `state_lists` holds them in the order they were announced, to
+-- evict the oldest past MAX_KEYS. A frame keeps what it read by table and frame number
+-- (computed when first dissected), so re-dissection, clicks and two-pass analysis (tshark -2)
+-- show the same thing.
 local MAX_KEYS = 65536
 local state_lists = bounded(MAX_KEYS)
+local state_index = {}
 local frame_lists = {}
 -- The list each table's reads use while a field with `state` is dissected.
 local LISTS = {}
@@ -225,26 +239,47 @@ local LISTS = {}
 local REST_TAKEN = false
 
 local function state_get(pinfo, t, key)
-  local k = t .. "|" .. tostring(key)
-  local fl = frame_lists[pinfo.number]
+  if key == nil then return nil end
+  local by_frame = frame_lists[t]
+  if by_frame == nil then
+    by_frame = {}
+    frame_lists[t] = by_frame
+  end
+  local frame = pinfo.number
+  local fl = by_frame[frame]
   if fl == nil then
     fl = {}
-    frame_lists[pinfo.number] = fl
+    by_frame[frame] = fl
   end
-  if fl[k] == nil then
-    local conv = conversation_key(pinfo)
-    fl[k] = state_lists.map[conv .. "|" .. k] or false
+  local got = fl[key]
+  if got == nil then
+    local of_conv = state_index[conversation_key(pinfo)]
+    local of_table = of_conv and of_conv[t]
+    got = of_table and of_table[key] or false
+    fl[key] = got
   end
-  return fl[k] or nil
+  return got or nil
 end
 
 local function state_set(pinfo, tree, t, key, list)
-  if pinfo.visited then return end
+  if pinfo.visited or key == nil then return end
   local conv = conversation_key(pinfo)
-  bounded_set(state_lists, conv .. "|" .. t .. "|" .. tostring(key), list)
+  local of_conv = state_index[conv]
+  if of_conv == nil then
+    of_conv = {}
+    state_index[conv] = of_conv
+  end
+  local of_table = of_conv[t]
+  if of_table == nil then
+    of_table = {}
+    of_conv[t] = of_table
+  end
+  of_table[key] = list
+  bounded_set(state_lists, conv .. "|" .. t .. "|" .. tostring(key), { conv, t, key })
   if state_lists.count > MAX_KEYS then
-    local evicted = bounded_evict(state_lists)
-    tree:add_proto_expert_info(E.evicted, fmt(
+    local evicted, where = bounded_evict(state_lists)
+    state_index[where[1]][where[2]][where[3]] = nil
+    tree_add_proto_expert_info(tree, E.evicted, fmt(
       "%d lists remembered: the oldest (%s) is forgotten; %d forgotten so far", MAX_KEYS, evicted, state_lists.evicted))
   end
 end
@@ -262,14 +297,14 @@ end
 
 local function dissect_Byte(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "v", 1, limit - offset) end
-  tree:add_le(F["state.byte.v"], tvb(offset, 1))
+  tree_add_le(tree, F["state.byte.v"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
 local function dissect_Word(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "v", 2, limit - offset) end
-  tree:add_le(F["state.word.v"], tvb(offset, 2))
+  tree_add_le(tree, F["state.word.v"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -280,27 +315,27 @@ local function dissect_Typed(tvb, pinfo, tree, offset, limit)
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["state.typed.kind"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["state.typed.kind"], range)
+  val = range_le_uint(range)
   v.kind = val
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- value
   local tag_value = v.kind
   if tag_value == 0 then
-    sub = tree:add(tvb(offset, 0), "Value: Byte")
+    sub = tree_add(tree, tvb(offset, 0), "Value: Byte")
     nxt = dissect_Byte(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_value == 1 then
-    sub = tree:add(tvb(offset, 0), "Value: Word")
+    sub = tree_add(tree, tvb(offset, 0), "Value: Word")
     nxt = dissect_Word(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("value: no case for tag %d", tag_value))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("value: no case for tag %d", tag_value))
     return nil
   end
   return offset, v
@@ -312,32 +347,31 @@ local function dissect_Announce(tvb, pinfo, tree, offset, limit)
   -- link
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["state.announce.link"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["state.announce.link"], range)
+  val = range_le_uint(range)
   v.link = val
   offset = offset + 2
   -- count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "count", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["state.announce.count"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["state.announce.count"], range)
+  val = range_le_uint(range)
   v.count = val
   offset = offset + 1
   -- values
   v.values = {}
   n = v.count
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("values: impossible count %d", n)) return nil end
-  local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
+  local arr_values, arr_start_values = tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_values:add(tvb(offset, 0), "Values: Typed")
+    sub = tree_add(arr_values, tvb(offset, 0), "Values: Typed")
     nxt, val = dissect_Typed(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     v.values[#v.values + 1] = val
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   end
-  arr_values:set_len(offset - arr_start_values)
-  arr_values:append_text(string.format(" (%d)", count_values))
+  tree_set_len(arr_values, offset - arr_start_values)
   -- Remember the kinds announced for this link.
   do
     local list = {}
@@ -353,27 +387,27 @@ local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
   -- index
   if limit - offset < 1 then return truncated(tree, tvb, offset, "index", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["state.indexed.index"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["state.indexed.index"], range)
+  val = range_le_uint(range)
   v.index = val
   offset = offset + 1
   -- value
   local tag_value = list_item(1, v.index)
-  if tag_value == nil then tree:add_proto_expert_info(E.no_state, "value: its type is not in the list announced earlier") return nil end
+  if tag_value == nil then tree_add_proto_expert_info(tree, E.no_state, "value: its type is not in the list announced earlier") return nil end
   if tag_value == 0 then
-    sub = tree:add(tvb(offset, 0), "Value: Byte")
+    sub = tree_add(tree, tvb(offset, 0), "Value: Byte")
     nxt = dissect_Byte(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_value == 1 then
-    sub = tree:add(tvb(offset, 0), "Value: Word")
+    sub = tree_add(tree, tvb(offset, 0), "Value: Word")
     nxt = dissect_Word(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("value: no case for tag %d", tag_value))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("value: no case for tag %d", tag_value))
     return nil
   end
   return offset, v
@@ -385,15 +419,15 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   -- link
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["state.update.link"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["state.update.link"], range)
+  val = range_le_uint(range)
   v.link = val
   offset = offset + 2
   -- count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "count", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["state.update.count"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["state.update.count"], range)
+  val = range_le_uint(range)
   v.count = val
   offset = offset + 1
   -- values
@@ -402,26 +436,26 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   saved_values[1] = LISTS[1]
   LISTS[1] = state_get(pinfo, 1, v.link)
   if LISTS[1] == nil then
-    tree:add_proto_expert_info(E.no_state, fmt("values: no kinds list was announced for %s earlier in this direction; the rest is shown as bytes", tostring(v.link)))
+    tree_add_proto_expert_info(tree, E.no_state, fmt("values: no kinds list was announced for %s earlier in this direction; the rest is shown as bytes", tostring(v.link)))
     known_values = false
   end
   if known_values then
     n = v.count
-    if n < 0 then tree:add_proto_expert_info(E.length, fmt("values: impossible count %d", n)) return nil end
-    local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, 0
+    if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
+    local arr_values, arr_start_values, count_values = tree_add(tree, tvb(offset, 0), "Values"), offset, 0
     for _ = 1, n do
       count_values = count_values + 1
-      sub = arr_values:add(tvb(offset, 0), "Values: Indexed")
+      sub = tree_add(arr_values, tvb(offset, 0), "Values: Indexed")
       nxt = dissect_Indexed(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
-      sub:set_len(nxt - offset)
+      tree_set_len(sub, nxt - offset)
       offset = nxt
       if REST_TAKEN then break end
     end
-    arr_values:set_len(offset - arr_start_values)
-    arr_values:append_text(string.format(" (%d)", count_values))
+    tree_set_len(arr_values, offset - arr_start_values)
+    tree_append_text(arr_values, string.format(" (%d)", count_values))
   else
-    tree:add(F["state.update.values.unknown"], tvb(offset, limit - offset))
+    tree_add(tree, F["state.update.values.unknown"], tvb(offset, limit - offset))
     offset = limit
     REST_TAKEN = true
   end
@@ -435,26 +469,26 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   -- code
   if limit - offset < 1 then return truncated(tree, tvb, offset, "code", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["state.code"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["state.code"], range)
+  val = range_le_uint(range)
   v.code = val
   offset = offset + 1
   -- body
   local tag_body = v.code
   if tag_body == 1 then
-    sub = tree:add(tvb(offset, 0), "Body: Announce")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Announce")
     nxt = dissect_Announce(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree:add(tvb(offset, 0), "Body: Update")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Update")
     nxt = dissect_Update(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -536,6 +570,7 @@ register_text_stat("fields", "State bytes per field", field_stats)
 -- A new capture (or a reload) starts with no conversation state.
 function proto.init()
   state_lists = bounded(MAX_KEYS)
+  state_index = {}
   frame_lists = {}
 end
 
@@ -548,7 +583,7 @@ local function dissect_message(tvb, pinfo, root)
     return "State [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "State"
 end
@@ -560,7 +595,7 @@ local function dissect_protected(tvb, pinfo, root)
   CONVERSATION = nil
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "State [dissector error]"
   end
   return info
@@ -589,7 +624,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("STATE")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

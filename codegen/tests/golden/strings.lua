@@ -43,6 +43,14 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -88,8 +96,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -129,37 +137,37 @@ local function dissect_Login(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
   if limit - offset < 1 then return truncated(tree, tvb, offset, "version", 1, limit - offset) end
-  tree:add_le(F["strings.version"], tvb(offset, 1))
+  tree_add_le(tree, F["strings.version"], tvb(offset, 1))
   offset = offset + 1
   -- user: The player's name.
   n = string.find(tvb:raw(offset, limit - offset), "\0", 1, true)
   if n == nil then
-    item = tree:add(tvb(offset, limit - offset), "[user: no NUL before the end]")
-    item:add_proto_expert_info(E.truncated, "user: no NUL before the end")
+    item = tree_add(tree, tvb(offset, limit - offset), "[user: no NUL before the end]")
+    tree_add_proto_expert_info(item, E.truncated, "user: no NUL before the end")
     return nil
   end
-  item = tree:add_packet_field(F["strings.user"], tvb(offset, n), ENC_UTF_8)
-  if n > 1 and not utf8_valid(tvb:raw(offset, n - 1)) then item:add_proto_expert_info(E.invalid, "user: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["strings.user"], tvb(offset, n), ENC_UTF_8)
+  if n > 1 and not utf8_valid(tvb:raw(offset, n - 1)) then tree_add_proto_expert_info(item, E.invalid, "user: not valid UTF-8") end
   offset = offset + n
   -- map: The map's name, a char[16].
   n = 16
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "map", n, limit - offset) end
   val = tvb:raw(offset, n):match("^[^\0]*")
-  item = tree:add(F["strings.map"], tvb(offset, n), val)
-  if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, "map: not valid UTF-8") end
+  item = tree_add(tree, F["strings.map"], tvb(offset, n), val)
+  if not utf8_valid(val) then tree_add_proto_expert_info(item, E.invalid, "map: not valid UTF-8") end
   offset = offset + n
   -- motd
   n = string.find(tvb:raw(offset, limit - offset), "\0", 1, true)
   if n == nil then
-    item = tree:add(tvb(offset, limit - offset), "[motd: no NUL before the end]")
-    item:add_proto_expert_info(E.truncated, "motd: no NUL before the end")
+    item = tree_add(tree, tvb(offset, limit - offset), "[motd: no NUL before the end]")
+    tree_add_proto_expert_info(item, E.truncated, "motd: no NUL before the end")
     return nil
   end
-  item = tree:add_packet_field(F["strings.motd"], tvb(offset, n), ENC_UTF_8)
-  if n > 1 and not utf8_valid(tvb:raw(offset, n - 1)) then item:add_proto_expert_info(E.invalid, "motd: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["strings.motd"], tvb(offset, n), ENC_UTF_8)
+  if n > 1 and not utf8_valid(tvb:raw(offset, n - 1)) then tree_add_proto_expert_info(item, E.invalid, "motd: not valid UTF-8") end
   offset = offset + n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "tail", 2, limit - offset) end
-  tree:add_le(F["strings.tail"], tvb(offset, 2))
+  tree_add_le(tree, F["strings.tail"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -246,7 +254,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Strings [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Strings"
 end
@@ -255,7 +263,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Strings [dissector error]"
   end
   return info
@@ -284,7 +292,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("STRINGS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,16 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -86,8 +96,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -97,7 +107,7 @@ end
 
 local function dissect_Pair(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
-  tree:add_le(F["tag_ranges.pair.a"], tvb(offset, 1))
+  tree_add_le(tree, F["tag_ranges.pair.a"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
@@ -108,27 +118,27 @@ local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
   -- tag
   if limit - offset < 1 then return truncated(tree, tvb, offset, "tag", 1, limit - offset) end
   range = tvb(offset, 1)
-  tree:add_le(F["tag_ranges.tag"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["tag_ranges.tag"], range)
+  val = range_le_uint(range)
   v.tag = val
   offset = offset + 1
   -- body
   local tag_body = v.tag
   if (tag_body >= 16 and tag_body <= 31) then
-    sub = tree:add(tvb(offset, 0), "Body: Low")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Low")
     nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif (tag_body >= 240 and tag_body <= 255) then
-    sub = tree:add(tvb(offset, 0), "Body: High")
+    sub = tree_add(tree, tvb(offset, 0), "Body: High")
     nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    item = tree:add(F["tag_ranges.body"], tvb(offset, limit - offset))
-    if limit - offset == 0 then item:set_text("Body: <empty>") end
+    item = tree_add(tree, F["tag_ranges.body"], tvb(offset, limit - offset))
+    if limit - offset == 0 then tree_set_text(item, "Body: <empty>") end
     offset = limit
   end
   return offset, v
@@ -216,7 +226,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Tag ranges [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Tag ranges"
 end
@@ -225,7 +235,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Tag ranges [dissector error]"
   end
   return info
@@ -254,7 +264,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("TAG_RANGES")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

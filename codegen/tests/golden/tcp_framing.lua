@@ -43,6 +43,15 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -103,8 +112,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -213,15 +222,15 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- message_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add_le(F["tcp_framing.message_id"], range)
-  val = range:le_uint()
+  tree_add_le(tree, F["tcp_framing.message_id"], range)
+  val = range_le_uint(range)
   v.message_id = val
   offset = offset + 2
   -- payload
   local app_first = offset
   n = limit - offset
-  item = tree:add(F["tcp_framing.payload"], tvb(offset, n))
-  if n == 0 then item:set_text("Payload: <empty>") end
+  item = tree_add(tree, F["tcp_framing.payload"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Payload: <empty>") end
   offset = offset + n
   app_payload(tvb, pinfo, tree, v.message_id, 8 * app_first, 8 * offset)
   return offset, v
@@ -309,7 +318,7 @@ local function dissect_message(tvb, pinfo, root)
     return "TCP framing [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "TCP framing"
 end
@@ -323,7 +332,7 @@ local function dissect_protected(tvb, pinfo, root)
     if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
   end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "TCP framing [dissector error]"
   end
   return info
@@ -355,16 +364,16 @@ local function tcp_pdu_len(tvb, pinfo, offset)
 end
 
 local function dissect_tcp_pdu(tvb, pinfo, tree)
-  local root = tree:add(proto, tvb())
-  local item = root:add_le(F["tcp_framing.frame_length"], tvb(0, 2))
+  local root = tree_add(tree, proto, tvb())
+  local item = tree_add_le(root, F["tcp_framing.frame_length"], tvb(0, 2))
   local n = tvb(0, 2):le_uint()
   if impossible_length(n) then
-    item:add_proto_expert_info(E.length, fmt(
+    tree_add_proto_expert_info(item, E.length, fmt(
       "impossible frame length %d (the largest allowed is %d): the stream's framing is lost here, %d bytes skipped; reading on at the next segment",
       n, proto.prefs.max_tcp_message, tvb:len() - 2))
     tcp_infos[#tcp_infos + 1] = "TCP framing [framing lost]"
   elseif n == 0 then
-    item:add_proto_expert_info(E.truncated, "empty frame")
+    tree_add_proto_expert_info(item, E.truncated, "empty frame")
     tcp_infos[#tcp_infos + 1] = "TCP framing [empty frame]"
   else
     tcp_infos[#tcp_infos + 1] = dissect_protected(tvb(2, n):tvb(), pinfo, root)
@@ -402,7 +411,7 @@ local function follow_tcp_stream(tvb, pinfo, tree)
     if tcp_out_of_order_noted.count > MAX_TCP_FOLLOWED then bounded_evict(tcp_out_of_order_noted) end
   end
   if tcp_out_of_order_noted.map[key] == pinfo.number then
-    tree:add(proto, tvb()):add_proto_expert_info(E.tcp,
+    tree_add(tree, proto, tvb()):add_proto_expert_info(E.tcp,
       "TCP data missing before this segment (lost, or arriving out of order): its messages may not be shown unless the TCP preference 'Reassemble out-of-order segments' is on (tcp.reassemble_out_of_order)")
   end
   local missing = pinfo.desegment_len
@@ -412,7 +421,7 @@ local function follow_tcp_stream(tvb, pinfo, tree)
       bounded_set(tcp_waiting, key, { frame = pinfo.number, have = have, missing = missing })
       if tcp_waiting.count > MAX_TCP_FOLLOWED then
         local _, old = bounded_evict(tcp_waiting)
-        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, fmt(
+        tree_add(tree, proto, tvb()):add_proto_expert_info(E.evicted, fmt(
           "%d TCP streams wait for the rest of a message: the oldest (frame %d) is no longer followed, so its end is not checked",
           MAX_TCP_FOLLOWED, old.frame))
       end
@@ -424,11 +433,11 @@ local function follow_tcp_stream(tvb, pinfo, tree)
   -- (The FIN flag is looked up only for a segment that leaves a message incomplete.)
   local fin = missing > 0 and tcp_fin_f()
   if fin and fin.value then
-    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, fmt(
+    tree_add(tree, proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, fmt(
       "the connection closes in the middle of a message: %d bytes of it here, %s never sent",
       tvb:len() - pinfo.desegment_offset, missing_text(missing)))
   elseif pinfo.visited and w and w.frame == pinfo.number then
-    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, fmt(
+    tree_add(tree, proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, fmt(
       "the stream ends (connection closed or capture cut) in the middle of a message: %d bytes of it here, %s never arrived",
       w.have, missing_text(w.missing)))
   end
@@ -461,13 +470,13 @@ function proto.dissector(tvb, pinfo, tree)
     tcp_infos = {}
     local ok, err = pcall(dissect_tcp_pdus, tvb, tree, 2, tcp_pdu_len, dissect_tcp_pdu, true)
     if not ok then
-      tree:add(proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
+      tree_add(tree, proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
     end
     follow_tcp_stream(tvb, pinfo, tree)
     if #tcp_infos > 0 then pinfo.cols.info:set(table.concat(tcp_infos, " | ")) end
     return tvb:len()
   end
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,15 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_text = TreeItem.set_text
+local range_uint = TvbRange.uint
+
 -- An integer for the Info column: in full on every Lua (5.3+ prints a float-held 7 as "7.0"),
 -- a UInt64 or Int64 as itself.
 local function int_text(v)
@@ -103,8 +112,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -209,22 +218,22 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   -- text
   n = string.find(tvb:raw(offset, limit - offset), "\0", 1, true)
   if n == nil then
-    item = tree:add(tvb(offset, limit - offset), "[text: no NUL before the end]")
-    item:add_proto_expert_info(E.truncated, "text: no NUL before the end")
+    item = tree_add(tree, tvb(offset, limit - offset), "[text: no NUL before the end]")
+    tree_add_proto_expert_info(item, E.truncated, "text: no NUL before the end")
     return nil
   end
-  item = tree:add_packet_field(F["tcp_inside.chat.text"], tvb(offset, n), ENC_UTF_8)
-  if n > 1 and not utf8_valid(tvb:raw(offset, n - 1)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["tcp_inside.chat.text"], tvb(offset, n), ENC_UTF_8)
+  if n > 1 and not utf8_valid(tvb:raw(offset, n - 1)) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   return offset
 end
 
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree:add(F["tcp_inside.move.x"], tvb(offset, 2))
+  tree_add(tree, F["tcp_inside.move.x"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree:add(F["tcp_inside.move.y"], tvb(offset, 2))
+  tree_add(tree, F["tcp_inside.move.y"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -235,16 +244,16 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add(F["tcp_inside.type"], range)
-  val = range:uint()
+  item = tree_add(tree, F["tcp_inside.type"], range)
+  val = range_uint(range)
   v.type = val
-  if VS_PacketType[val] == nil then item:add_proto_expert_info(E.unknown, fmt("type %d is not named by the schema", val)) end
+  if VS_PacketType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("type %d is not named by the schema", val)) end
   offset = offset + 1
   -- size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "size", 2, limit - offset) end
   range = tvb(offset, 2)
-  tree:add(F["tcp_inside.size"], range)
-  val = range:uint()
+  tree_add(tree, F["tcp_inside.size"], range)
+  val = range_uint(range)
   v.size = val
   offset = offset + 2
   -- body
@@ -252,18 +261,18 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "body", n, limit - offset) end
   local tag_body = v.type
   if tag_body == 1 then
-    sub = tree:add(tvb(offset, n), "Body: Chat")
+    sub = tree_add(tree, tvb(offset, n), "Body: Chat")
     nxt = dissect_Chat(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("body: %d bytes do not hold a Chat; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Chat; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   elseif tag_body == 2 then
-    sub = tree:add(tvb(offset, n), "Body: Move")
+    sub = tree_add(tree, tvb(offset, n), "Body: Move")
     nxt = dissect_Move(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("body: %d bytes do not hold a Move; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Move; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   else
-    item = tree:add(F["tcp_inside.body"], tvb(offset, n))
-    if n == 0 then item:set_text("Body: <empty>") end
+    item = tree_add(tree, F["tcp_inside.body"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Body: <empty>") end
   end
   offset = offset + n
   return offset, v
@@ -351,7 +360,7 @@ local function dissect_message(tvb, pinfo, root)
     return "TCP inside [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "TCP inside"
 end
@@ -360,7 +369,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "TCP inside [dissector error]"
   end
   return info
@@ -392,10 +401,10 @@ local function tcp_pdu_len(tvb, pinfo, offset)
 end
 
 local function dissect_tcp_pdu(tvb, pinfo, tree)
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   local n = tvb(1, 2):uint()
   if impossible_length(n) then
-    root:add_proto_expert_info(E.length, fmt(
+    tree_add_proto_expert_info(root, E.length, fmt(
       "impossible frame length %d at byte 1 (at least 3, at most %d): the stream's framing is lost here, %d bytes skipped; reading on at the next segment",
       n, proto.prefs.max_tcp_message, tvb:len()))
     tcp_infos[#tcp_infos + 1] = "TCP inside [framing lost]"
@@ -435,7 +444,7 @@ local function follow_tcp_stream(tvb, pinfo, tree)
     if tcp_out_of_order_noted.count > MAX_TCP_FOLLOWED then bounded_evict(tcp_out_of_order_noted) end
   end
   if tcp_out_of_order_noted.map[key] == pinfo.number then
-    tree:add(proto, tvb()):add_proto_expert_info(E.tcp,
+    tree_add(tree, proto, tvb()):add_proto_expert_info(E.tcp,
       "TCP data missing before this segment (lost, or arriving out of order): its messages may not be shown unless the TCP preference 'Reassemble out-of-order segments' is on (tcp.reassemble_out_of_order)")
   end
   local missing = pinfo.desegment_len
@@ -445,7 +454,7 @@ local function follow_tcp_stream(tvb, pinfo, tree)
       bounded_set(tcp_waiting, key, { frame = pinfo.number, have = have, missing = missing })
       if tcp_waiting.count > MAX_TCP_FOLLOWED then
         local _, old = bounded_evict(tcp_waiting)
-        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, fmt(
+        tree_add(tree, proto, tvb()):add_proto_expert_info(E.evicted, fmt(
           "%d TCP streams wait for the rest of a message: the oldest (frame %d) is no longer followed, so its end is not checked",
           MAX_TCP_FOLLOWED, old.frame))
       end
@@ -457,11 +466,11 @@ local function follow_tcp_stream(tvb, pinfo, tree)
   -- (The FIN flag is looked up only for a segment that leaves a message incomplete.)
   local fin = missing > 0 and tcp_fin_f()
   if fin and fin.value then
-    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, fmt(
+    tree_add(tree, proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, fmt(
       "the connection closes in the middle of a message: %d bytes of it here, %s never sent",
       tvb:len() - pinfo.desegment_offset, missing_text(missing)))
   elseif pinfo.visited and w and w.frame == pinfo.number then
-    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, fmt(
+    tree_add(tree, proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, fmt(
       "the stream ends (connection closed or capture cut) in the middle of a message: %d bytes of it here, %s never arrived",
       w.have, missing_text(w.missing)))
   end
@@ -494,13 +503,13 @@ function proto.dissector(tvb, pinfo, tree)
     tcp_infos = {}
     local ok, err = pcall(dissect_tcp_pdus, tvb, tree, 3, tcp_pdu_len, dissect_tcp_pdu, true)
     if not ok then
-      tree:add(proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
+      tree_add(tree, proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
     end
     follow_tcp_stream(tvb, pinfo, tree)
     if #tcp_infos > 0 then pinfo.cols.info:set(table.concat(tcp_infos, " | ")) end
     return tvb:len()
   end
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

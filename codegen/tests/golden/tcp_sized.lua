@@ -43,6 +43,17 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_le_uint = TvbRange.le_uint
+
 -- An integer for the Info column: in full on every Lua (5.3+ prints a float-held 7 as "7.0"),
 -- a UInt64 or Int64 as itself.
 local function int_text(v)
@@ -66,7 +77,8 @@ local function parse_ranges(text)
 end
 
 local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
+  for i = 1, #server_port_ranges do
+    local r = server_port_ranges[i]
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
@@ -132,8 +144,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -260,17 +272,17 @@ local stream_begin_0, stream_piece_0, stream_end_0
 local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 4 then return truncated(tree, tvb, offset, "client", 4, limit - offset) end
-  tree:add_le(F["tcp_sized.chat.client"], tvb(offset, 4))
+  tree_add_le(tree, F["tcp_sized.chat.client"], tvb(offset, 4))
   offset = offset + 4
   -- text
   n = string.find(tvb:raw(offset, limit - offset), "\0", 1, true)
   if n == nil then
-    item = tree:add(tvb(offset, limit - offset), "[text: no NUL before the end]")
-    item:add_proto_expert_info(E.truncated, "text: no NUL before the end")
+    item = tree_add(tree, tvb(offset, limit - offset), "[text: no NUL before the end]")
+    tree_add_proto_expert_info(item, E.truncated, "text: no NUL before the end")
     return nil
   end
-  item = tree:add_packet_field(F["tcp_sized.chat.text"], tvb(offset, n), ENC_UTF_8)
-  if n > 1 and not utf8_valid(tvb:raw(offset, n - 1)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["tcp_sized.chat.text"], tvb(offset, n), ENC_UTF_8)
+  if n > 1 and not utf8_valid(tvb:raw(offset, n - 1)) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   return offset
 end
@@ -280,8 +292,8 @@ local function dissect_MapData(tvb, pinfo, tree, offset, limit)
   local v = {}
   -- data
   n = limit - offset
-  item = tree:add(F["tcp_sized.map_data.data"], tvb(offset, n))
-  if n == 0 then item:set_text("Data: <empty>") end
+  item = tree_add(tree, F["tcp_sized.map_data.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
   v.data = n -- bytes are kept as their length
   v.data_raw = tvb:raw(offset, n)
   offset = offset + n
@@ -291,14 +303,14 @@ end
 
 local function dissect_Ping(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "token", 4, limit - offset) end
-  tree:add_le(F["tcp_sized.ping.token"], tvb(offset, 4))
+  tree_add_le(tree, F["tcp_sized.ping.token"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
 local function dissect_MapBegin(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "total", 4, limit - offset) end
-  tree:add_le(F["tcp_sized.map_begin.total"], tvb(offset, 4))
+  tree_add_le(tree, F["tcp_sized.map_begin.total"], tvb(offset, 4))
   offset = offset + 4
   stream_begin_0(pinfo, tree)
   return offset
@@ -315,46 +327,46 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["tcp_sized.type"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["tcp_sized.type"], range)
+  val = range_le_uint(range)
   v.type = val
-  if VS_PacketType[val] == nil then item:add_proto_expert_info(E.unknown, fmt("type %d is not named by the schema", val)) end
+  if VS_PacketType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("type %d is not named by the schema", val)) end
   offset = offset + 1
   -- body
   local tag_body = v.type
   if tag_body == 1 then
-    sub = tree:add(tvb(offset, 0), "Body: Chat")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Chat")
     nxt = dissect_Chat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree:add(tvb(offset, 0), "Body: MapData")
+    sub = tree_add(tree, tvb(offset, 0), "Body: MapData")
     nxt = dissect_MapData(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 3 then
-    sub = tree:add(tvb(offset, 0), "Body: Ping")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Ping")
     nxt = dissect_Ping(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 4 then
-    sub = tree:add(tvb(offset, 0), "Body: MapBegin")
+    sub = tree_add(tree, tvb(offset, 0), "Body: MapBegin")
     nxt = dissect_MapBegin(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body == 5 then
-    sub = tree:add(tvb(offset, 0), "Body: MapDone")
+    sub = tree_add(tree, tvb(offset, 0), "Body: MapDone")
     nxt = dissect_MapDone(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   else
-    item = tree:add(F["tcp_sized.body"], tvb(offset, limit - offset))
-    if limit - offset == 0 then item:set_text("Body: <empty>") end
+    item = tree_add(tree, F["tcp_sized.body"], tvb(offset, limit - offset))
+    if limit - offset == 0 then tree_set_text(item, "Body: <empty>") end
     offset = limit
   end
   return offset, v
@@ -371,12 +383,12 @@ function stream_begin_0(pinfo, tree)
   local conv, side = conversation_key(pinfo)
   local key = conv .. "|" .. side
   if stream_open_0.map[key] ~= nil then
-    tree:add_proto_expert_info(E.reassembly, "a MapBegin before the MapDone of the payload begun earlier: that one is dropped")
+    tree_add_proto_expert_info(tree, E.reassembly, "a MapBegin before the MapDone of the payload begun earlier: that one is dropped")
     bounded_remove(stream_open_0, key)
   end
   if stream_open_0.count >= 1024 then
     bounded_evict(stream_open_0)
-    tree:add_proto_expert_info(E.evicted, "1024 MapData payloads open at once: the oldest is dropped")
+    tree_add_proto_expert_info(tree, E.evicted, "1024 MapData payloads open at once: the oldest is dropped")
   end
   bounded_set(stream_open_0, key, { count = 0, len = 0, s1 = {} })
 end
@@ -387,12 +399,12 @@ function stream_piece_0(pinfo, tree, v)
   local key = conv .. "|" .. side
   local open = stream_open_0.map[key]
   if open == nil then
-    tree:add_proto_expert_info(E.reassembly, "a piece with no MapBegin before it: not joined")
+    tree_add_proto_expert_info(tree, E.reassembly, "a piece with no MapBegin before it: not joined")
     return
   end
   local len = open.len + #v.data_raw
   if len > STREAM_MAX_SIZE_0 then
-    tree:add_proto_expert_info(E.reassembly, fmt("the payload grows past %d bytes: dropped", STREAM_MAX_SIZE_0))
+    tree_add_proto_expert_info(tree, E.reassembly, fmt("the payload grows past %d bytes: dropped", STREAM_MAX_SIZE_0))
     bounded_remove(stream_open_0, key)
     return
   end
@@ -415,13 +427,13 @@ function stream_end_0(pinfo, tree)
   end
   local whole = frame_streams_0[here]
   if whole == nil then return end
-  tree:add_proto_expert_info(E.joined, fmt("MapData joined from %d parts", whole.count))
+  tree_add_proto_expert_info(tree, E.joined, fmt("MapData joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [MapData joined from %d parts]", whole.count)
   local sub
   if #whole.s1 > 0 then
     local wtvb = ByteArray.new(whole.s1, true):tvb("Joined data")
-    sub = tree:add(wtvb(), string.format("Joined data (%d bytes)", wtvb:len()))
-    sub:add(F["tcp_sized.map_data.data.joined"], wtvb())
+    sub = tree_add(tree, wtvb(), string.format("Joined data (%d bytes)", wtvb:len()))
+    tree_add(sub, F["tcp_sized.map_data.data.joined"], wtvb())
   end
 end
 
@@ -514,7 +526,7 @@ local function dissect_message(tvb, pinfo, root)
     return "TCP sized [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "TCP sized"
 end
@@ -526,7 +538,7 @@ local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok then info = info .. INFO_SUFFIX end
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "TCP sized [dissector error]"
   end
   return info
@@ -558,16 +570,16 @@ local function tcp_pdu_len(tvb, pinfo, offset)
 end
 
 local function dissect_tcp_pdu(tvb, pinfo, tree)
-  local root = tree:add(proto, tvb())
-  local item = root:add_le(F["tcp_sized.frame_length"], tvb(0, 2))
+  local root = tree_add(tree, proto, tvb())
+  local item = tree_add_le(root, F["tcp_sized.frame_length"], tvb(0, 2))
   local n = tvb(0, 2):le_uint() - 2
   if impossible_length(n) then
-    item:add_proto_expert_info(E.length, fmt(
+    tree_add_proto_expert_info(item, E.length, fmt(
       "impossible frame length %d (the largest allowed is %d): the stream's framing is lost here, %d bytes skipped; reading on at the next segment",
       n, proto.prefs.max_tcp_message, tvb:len() - 2))
     tcp_infos[#tcp_infos + 1] = "TCP sized [framing lost]"
   elseif n == 0 then
-    item:add_proto_expert_info(E.truncated, "empty frame")
+    tree_add_proto_expert_info(item, E.truncated, "empty frame")
     tcp_infos[#tcp_infos + 1] = "TCP sized [empty frame]"
   else
     tcp_infos[#tcp_infos + 1] = dissect_protected(tvb(2, n):tvb(), pinfo, root)
@@ -605,7 +617,7 @@ local function follow_tcp_stream(tvb, pinfo, tree)
     if tcp_out_of_order_noted.count > MAX_TCP_FOLLOWED then bounded_evict(tcp_out_of_order_noted) end
   end
   if tcp_out_of_order_noted.map[key] == pinfo.number then
-    tree:add(proto, tvb()):add_proto_expert_info(E.tcp,
+    tree_add(tree, proto, tvb()):add_proto_expert_info(E.tcp,
       "TCP data missing before this segment (lost, or arriving out of order): its messages may not be shown unless the TCP preference 'Reassemble out-of-order segments' is on (tcp.reassemble_out_of_order)")
   end
   local missing = pinfo.desegment_len
@@ -615,7 +627,7 @@ local function follow_tcp_stream(tvb, pinfo, tree)
       bounded_set(tcp_waiting, key, { frame = pinfo.number, have = have, missing = missing })
       if tcp_waiting.count > MAX_TCP_FOLLOWED then
         local _, old = bounded_evict(tcp_waiting)
-        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, fmt(
+        tree_add(tree, proto, tvb()):add_proto_expert_info(E.evicted, fmt(
           "%d TCP streams wait for the rest of a message: the oldest (frame %d) is no longer followed, so its end is not checked",
           MAX_TCP_FOLLOWED, old.frame))
       end
@@ -627,11 +639,11 @@ local function follow_tcp_stream(tvb, pinfo, tree)
   -- (The FIN flag is looked up only for a segment that leaves a message incomplete.)
   local fin = missing > 0 and tcp_fin_f()
   if fin and fin.value then
-    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, fmt(
+    tree_add(tree, proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, fmt(
       "the connection closes in the middle of a message: %d bytes of it here, %s never sent",
       tvb:len() - pinfo.desegment_offset, missing_text(missing)))
   elseif pinfo.visited and w and w.frame == pinfo.number then
-    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, fmt(
+    tree_add(tree, proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, fmt(
       "the stream ends (connection closed or capture cut) in the middle of a message: %d bytes of it here, %s never arrived",
       w.have, missing_text(w.missing)))
   end
@@ -664,13 +676,13 @@ function proto.dissector(tvb, pinfo, tree)
     tcp_infos = {}
     local ok, err = pcall(dissect_tcp_pdus, tvb, tree, 2, tcp_pdu_len, dissect_tcp_pdu, true)
     if not ok then
-      tree:add(proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
+      tree_add(tree, proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
     end
     follow_tcp_stream(tvb, pinfo, tree)
     if #tcp_infos > 0 then pinfo.cols.info:set(table.concat(tcp_infos, " | ")) end
     return tvb:len()
   end
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,14 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_text = TreeItem.set_text
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -86,8 +94,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -99,15 +107,15 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "size", 2, limit - offset) end
-  tree:add_le(F["tcp_unframed.size"], tvb(offset, 2))
+  tree_add_le(tree, F["tcp_unframed.size"], tvb(offset, 2))
   offset = offset + 2
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
-  tree:add_le(F["tcp_unframed.kind"], tvb(offset, 1))
+  tree_add_le(tree, F["tcp_unframed.kind"], tvb(offset, 1))
   offset = offset + 1
   -- data
   n = limit - offset
-  item = tree:add(F["tcp_unframed.data"], tvb(offset, n))
-  if n == 0 then item:set_text("Data: <empty>") end
+  item = tree_add(tree, F["tcp_unframed.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
   offset = offset + n
   return offset, v
 end
@@ -194,7 +202,7 @@ local function dissect_message(tvb, pinfo, root)
     return "TCP unframed [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "TCP unframed"
 end
@@ -203,7 +211,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "TCP unframed [dissector error]"
   end
   return info
@@ -232,7 +240,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("TCP_UNFRAMED")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,15 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+local range_uint = TvbRange.uint
+
 -- Value strings.
 local VS_Kind = {
   [0] = "EMPTY",
@@ -93,8 +102,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -104,10 +113,10 @@ end
 
 local function dissect_Pair(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
-  tree:add(F["unions.pair.a"], tvb(offset, 1))
+  tree_add(tree, F["unions.pair.a"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
-  tree:add(F["unions.pair.b"], tvb(offset, 2))
+  tree_add(tree, F["unions.pair.b"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
@@ -118,28 +127,28 @@ local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add(F["unions.kind"], range)
-  val = range:uint()
+  item = tree_add(tree, F["unions.kind"], range)
+  val = range_uint(range)
   v.kind = val
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- body
   local tag_body = v.kind
   if tag_body == 1 then
-    sub = tree:add(tvb(offset, 0), "Body: Pair")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Pair")
     nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif (tag_body >= 16 and tag_body <= 31) then
-    sub = tree:add(tvb(offset, 0), "Body: Range16To31")
+    sub = tree_add(tree, tvb(offset, 0), "Body: Range16To31")
     nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
+    tree_set_len(sub, nxt - offset)
     offset = nxt
   elseif tag_body ~= 0 then
-    item = tree:add(F["unions.body"], tvb(offset, limit - offset))
-    if limit - offset == 0 then item:set_text("Body: <empty>") end
+    item = tree_add(tree, F["unions.body"], tvb(offset, limit - offset))
+    if limit - offset == 0 then tree_set_text(item, "Body: <empty>") end
     offset = limit
   end
   return offset, v
@@ -227,7 +236,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Unions [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Unions"
 end
@@ -236,7 +245,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Unions [dissector error]"
   end
   return info
@@ -265,7 +274,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("UNIONS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,15 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local range_le_int = TvbRange.le_int
+local range_le_uint = TvbRange.le_uint
+
 -- Fields, by filter name; each is registered in the order it is declared here.
 local field_list = {}
 local F = setmetatable({}, { __newindex = function(t, abbrev, field)
@@ -87,8 +96,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -102,43 +111,43 @@ local function dissect_Settings(tvb, pinfo, tree, offset, limit)
   -- players: Players in the match.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "players", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["valid.players"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["valid.players"], range)
+  val = range_le_uint(range)
   v.players = val
   offset = offset + 1
   if v.players < 1 or v.players > 8 then
-    item:add_proto_expert_info(E.invalid, fmt("players: %s is not one the schema allows", tostring(v.players)))
+    tree_add_proto_expert_info(item, E.invalid, fmt("players: %s is not one the schema allows", tostring(v.players)))
   end
   -- tick_rate
   if limit - offset < 2 then return truncated(tree, tvb, offset, "tick_rate", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["valid.tick_rate"], range)
-  val = range:le_uint()
+  item = tree_add_le(tree, F["valid.tick_rate"], range)
+  val = range_le_uint(range)
   v.tick_rate = val
   offset = offset + 2
   if not (v.tick_rate == 20 or v.tick_rate == 30 or v.tick_rate == 60 or v.tick_rate == 128) then
-    item:add_proto_expert_info(E.invalid, fmt("tick_rate: %s is not one the schema allows", tostring(v.tick_rate)))
+    tree_add_proto_expert_info(item, E.invalid, fmt("tick_rate: %s is not one the schema allows", tostring(v.tick_rate)))
   end
   -- offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "offset", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["valid.offset"], range)
-  val = range:le_int()
+  item = tree_add_le(tree, F["valid.offset"], range)
+  val = range_le_int(range)
   v.offset = val
   offset = offset + 2
   if v.offset < -100 then
-    item:add_proto_expert_info(E.invalid, fmt("offset: %s is not one the schema allows", tostring(v.offset)))
+    tree_add_proto_expert_info(item, E.invalid, fmt("offset: %s is not one the schema allows", tostring(v.offset)))
   end
   -- bonus
   if (v.players > 4) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "bonus", 1, limit - offset) end
     range = tvb(offset, 1)
-    item = tree:add_le(F["valid.bonus"], range)
-    val = range:le_uint()
+    item = tree_add_le(tree, F["valid.bonus"], range)
+    val = range_le_uint(range)
     v.bonus = val
     offset = offset + 1
     if not (v.bonus == 1 or v.bonus == 2 or v.bonus == 4) then
-      item:add_proto_expert_info(E.invalid, fmt("bonus: %s is not one the schema allows", tostring(v.bonus)))
+      tree_add_proto_expert_info(item, E.invalid, fmt("bonus: %s is not one the schema allows", tostring(v.bonus)))
     end
   end
   return offset, v
@@ -226,7 +235,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Valid values [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Valid values"
 end
@@ -235,7 +244,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Valid values [dissector error]"
   end
   return info
@@ -264,7 +273,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("VALID")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,16 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_le = TreeItem.add_le
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_set_len = TreeItem.set_len
+local tree_set_text = TreeItem.set_text
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -136,8 +146,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -175,10 +185,10 @@ end
 
 local function dissect_Point(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  tree:add_le(F["varint_prefixes.point.x"], tvb(offset, 1))
+  tree_add_le(tree, F["varint_prefixes.point.x"], tvb(offset, 1))
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  tree:add_le(F["varint_prefixes.point.y"], tvb(offset, 1))
+  tree_add_le(tree, F["varint_prefixes.point.y"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
@@ -189,14 +199,14 @@ local function dissect_Bundle(tvb, pinfo, tree, offset, limit)
   -- blob
   val, n = read_leb128(tvb, offset * 8, limit * 8)
   if val == nil then return truncated(tree, tvb, offset, "blob length", n / 8 + 1, limit - offset) end
-  if val == false then tree:add_proto_expert_info(E.too_large, "blob length: a variable-length integer longer than 64 bits") return nil end
+  if val == false then tree_add_proto_expert_info(tree, E.too_large, "blob length: a variable-length integer longer than 64 bits") return nil end
   n = n / 8
-  tree:add(F["varint_prefixes.blob.length"], tvb(offset, n), val)
+  tree_add(tree, F["varint_prefixes.blob.length"], tvb(offset, n), val)
   offset = offset + n
   n = val:tonumber()
   if limit - offset < n then return truncated(tree, tvb, offset, "blob", n, limit - offset) end
-  item = tree:add(F["varint_prefixes.blob"], tvb(offset, n))
-  if n == 0 then item:set_text("Blob: <empty>") end
+  item = tree_add(tree, F["varint_prefixes.blob"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Blob: <empty>") end
   offset = offset + n
   -- title
   if limit - offset < 1 then return truncated(tree, tvb, offset, "title length", 1, limit - offset) end
@@ -205,30 +215,29 @@ local function dissect_Bundle(tvb, pinfo, tree, offset, limit)
     if limit - offset < 2 then return truncated(tree, tvb, offset, "title length", 2, limit - offset) end
     val, n = tvb(offset, 2):uint() - 32768, 2
   end
-  tree:add(F["varint_prefixes.title.length"], tvb(offset, n), val)
+  tree_add(tree, F["varint_prefixes.title.length"], tvb(offset, n), val)
   offset = offset + n
   n = val
   if limit - offset < n then return truncated(tree, tvb, offset, "title", n, limit - offset) end
-  item = tree:add_packet_field(F["varint_prefixes.title"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "title: not valid UTF-8") end
+  item = tree_add_packet_field(tree, F["varint_prefixes.title"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "title: not valid UTF-8") end
   offset = offset + n
   -- ids
   val, n = read_leb128(tvb, offset * 8, limit * 8)
   if val == nil then return truncated(tree, tvb, offset, "ids length", n / 8 + 1, limit - offset) end
-  if val == false then tree:add_proto_expert_info(E.too_large, "ids length: a variable-length integer longer than 64 bits") return nil end
+  if val == false then tree_add_proto_expert_info(tree, E.too_large, "ids length: a variable-length integer longer than 64 bits") return nil end
   n = n / 8
-  tree:add(F["varint_prefixes.ids.length"], tvb(offset, n), val)
+  tree_add(tree, F["varint_prefixes.ids.length"], tvb(offset, n), val)
   offset = offset + n
   n = val:tonumber()
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("ids: impossible count %d", n)) return nil end
-  local arr_ids, arr_start_ids, count_ids = tree:add(tvb(offset, 0), "Ids"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("ids: impossible count %d", n)) return nil end
+  local arr_ids, arr_start_ids = tree_add(tree, tvb(offset, 0), string.format("Ids (%d)", n)), offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_ids, tvb, offset, "ids", 2, limit - offset) end
-    arr_ids:add_le(F["varint_prefixes.ids"], tvb(offset, 2))
+    tree_add_le(arr_ids, F["varint_prefixes.ids"], tvb(offset, 2))
     offset = offset + 2
   end
-  arr_ids:set_len(offset - arr_start_ids)
-  arr_ids:append_text(string.format(" (%d)", count_ids))
+  tree_set_len(arr_ids, offset - arr_start_ids)
   -- points
   if limit - offset < 1 then return truncated(tree, tvb, offset, "points length", 1, limit - offset) end
   val, n = tvb(offset, 1):uint(), 1
@@ -236,19 +245,18 @@ local function dissect_Bundle(tvb, pinfo, tree, offset, limit)
     if limit - offset < 2 then return truncated(tree, tvb, offset, "points length", 2, limit - offset) end
     val, n = tvb(offset, 2):uint() - 32768, 2
   end
-  tree:add(F["varint_prefixes.points.length"], tvb(offset, n), val)
+  tree_add(tree, F["varint_prefixes.points.length"], tvb(offset, n), val)
   offset = offset + n
   n = val
-  if n < 0 then tree:add_proto_expert_info(E.length, fmt("points: impossible count %d", n)) return nil end
-  local arr_points, arr_start_points, count_points = tree:add(tvb(offset, 0), "Points"), offset, n
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("points: impossible count %d", n)) return nil end
+  local arr_points, arr_start_points = tree_add(tree, tvb(offset, 0), string.format("Points (%d)", n)), offset
   for _ = 1, n do
-    sub = arr_points:add(tvb(offset, limit - offset < 2 and limit - offset or 2), "Points: Point")
+    sub = tree_add(arr_points, tvb(offset, limit - offset < 2 and limit - offset or 2), "Points: Point")
     nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  arr_points:set_len(offset - arr_start_points)
-  arr_points:append_text(string.format(" (%d)", count_points))
+  tree_set_len(arr_points, offset - arr_start_points)
   return offset, v
 end
 
@@ -334,7 +342,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Varint prefixes [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Varint prefixes"
 end
@@ -343,7 +351,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Varint prefixes [dissector error]"
   end
   return info
@@ -372,7 +380,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("VARINT_PREFIXES")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -43,6 +43,13 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_packet_field = TreeItem.add_packet_field
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -139,8 +146,8 @@ end
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree_add(tree, tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -182,17 +189,17 @@ local function dissect_Values(tvb, pinfo, tree, offset, limit)
   -- unsigned
   val, n = read_leb128(tvb, offset * 8, limit * 8)
   if val == nil then return truncated(tree, tvb, offset, "unsigned", n / 8 + 1, limit - offset) end
-  if val == false then tree:add_proto_expert_info(E.too_large, "unsigned: a variable-length integer longer than 64 bits") return nil end
+  if val == false then tree_add_proto_expert_info(tree, E.too_large, "unsigned: a variable-length integer longer than 64 bits") return nil end
   n = n / 8
-  tree:add(F["varints.unsigned"], tvb(offset, n), val)
+  tree_add(tree, F["varints.unsigned"], tvb(offset, n), val)
   offset = offset + n
   -- signed
   val, n = read_leb128(tvb, offset * 8, limit * 8)
   if val == nil then return truncated(tree, tvb, offset, "signed", n / 8 + 1, limit - offset) end
-  if val == false then tree:add_proto_expert_info(E.too_large, "signed: a variable-length integer longer than 64 bits") return nil end
+  if val == false then tree_add_proto_expert_info(tree, E.too_large, "signed: a variable-length integer longer than 64 bits") return nil end
   n = n / 8
   val = zigzag64(val)
-  tree:add(F["varints.signed"], tvb(offset, n), val)
+  tree_add(tree, F["varints.signed"], tvb(offset, n), val)
   offset = offset + n
   -- text_len
   if limit - offset < 1 then return truncated(tree, tvb, offset, "text_len", 1, limit - offset) end
@@ -201,14 +208,14 @@ local function dissect_Values(tvb, pinfo, tree, offset, limit)
     if limit - offset < 2 then return truncated(tree, tvb, offset, "text_len", 2, limit - offset) end
     val, n = tvb(offset, 2):uint() - 32768, 2
   end
-  tree:add(F["varints.text_len"], tvb(offset, n), val)
+  tree_add(tree, F["varints.text_len"], tvb(offset, n), val)
   v.text_len = val
   offset = offset + n
   -- text
   n = v.text_len
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("text_len says %d bytes of text, %d remain", n, limit - offset)) return nil end
-  item = tree:add_packet_field(F["varints.text"], tvb(offset, n), ENC_UTF_8)
-  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  if n < 0 or limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("text_len says %d bytes of text, %d remain", n, limit - offset)) return nil end
+  item = tree_add_packet_field(tree, F["varints.text"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   return offset, v
 end
@@ -295,7 +302,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Varints [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Varints"
 end
@@ -304,7 +311,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Varints [dissector error]"
   end
   return info
@@ -333,7 +340,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("VARINTS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

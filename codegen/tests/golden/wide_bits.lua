@@ -43,6 +43,13 @@ if not registered then
   return
 end
 
+-- Methods of tree items and byte ranges, called as functions (`tree_add(tree, …)` for
+-- `tree:add(…)`): a method call looks the method up through Wireshark's __index, a C function,
+-- every time; these look each up once, here.
+local tree_add = TreeItem.add
+local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
+local tree_append_text = TreeItem.append_text
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -170,8 +177,8 @@ end
 
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  local item = tree_add(tree, tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
+  tree_add_proto_expert_info(item, E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
 end
 
@@ -185,57 +192,57 @@ local function dissect_Sample(tvb, pinfo, tree, offset, limit)
   -- tag
   if limit - offset < 3 then return truncated_bits(tree, tvb, offset, "tag", 3, limit - offset) end
   val = read_bits(tvb, offset, 3)
-  item = tree:add(F["wide_bits.tag"], bit_range(tvb, offset, 3), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 2))
+  item = tree_add(tree, F["wide_bits.tag"], bit_range(tvb, offset, 3), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 2))
   offset = offset + 3
   -- stamp
   if limit - offset < 40 then return truncated_bits(tree, tvb, offset, "stamp", 40, limit - offset) end
   val = read_bits64(tvb, offset, 40, false)
-  item = tree:add(F["wide_bits.stamp"], bit_range(tvb, offset, 40), val)
-  if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 39)) end
+  item = tree_add(tree, F["wide_bits.stamp"], bit_range(tvb, offset, 40), val)
+  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 39)) end
   offset = offset + 40
   -- delta
   if limit - offset < 33 then return truncated_bits(tree, tvb, offset, "delta", 33, limit - offset) end
   val = read_bits64(tvb, offset, 33, true)
-  item = tree:add(F["wide_bits.delta"], bit_range(tvb, offset, 33), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 32))
+  item = tree_add(tree, F["wide_bits.delta"], bit_range(tvb, offset, 33), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 32))
   offset = offset + 33
   -- id
   if limit - offset < 64 then return truncated_bits(tree, tvb, offset, "id", 64, limit - offset) end
   val = read_bits64(tvb, offset, 64, false)
-  item = tree:add(F["wide_bits.id"], bit_range(tvb, offset, 64), val)
-  if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 63)) end
+  item = tree_add(tree, F["wide_bits.id"], bit_range(tvb, offset, 64), val)
+  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 63)) end
   offset = offset + 64
   -- offset
   if limit - offset < 64 then return truncated_bits(tree, tvb, offset, "offset", 64, limit - offset) end
   val = read_bits64(tvb, offset, 64, true)
-  item = tree:add(F["wide_bits.offset"], bit_range(tvb, offset, 64), val)
-  if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 63)) end
+  item = tree_add(tree, F["wide_bits.offset"], bit_range(tvb, offset, 64), val)
+  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 63)) end
   offset = offset + 64
   -- total
   val, n = read_rabbit(tvb, offset, limit, 3)
   if val == nil then return truncated_bits(tree, tvb, offset, "total", n, limit - offset) end
   if type(val) == "number" then val = UInt64(val) end
-  tree:add(F["wide_bits.total"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["wide_bits.total"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- debt
   val, n = read_rabbit(tvb, offset, limit, 3)
   if val == nil then return truncated_bits(tree, tvb, offset, "debt", n, limit - offset) end
   if type(val) == "number" then val = UInt64(val) end
   val = zigzag64(val)
-  tree:add(F["wide_bits.debt"], bit_range(tvb, offset, n), val)
+  tree_add(tree, F["wide_bits.debt"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- ratio
   if limit - offset < 64 then return truncated_bits(tree, tvb, offset, "ratio", 64, limit - offset) end
   val = read_bits64(tvb, offset, 64, false)
   val = f64_from_bits(val:higher(), val:lower())
-  tree:add(F["wide_bits.ratio"], bit_range(tvb, offset, 64), val)
+  tree_add(tree, F["wide_bits.ratio"], bit_range(tvb, offset, 64), val)
   offset = offset + 64
   -- pad
   if limit - offset < 5 then return truncated_bits(tree, tvb, offset, "pad", 5, limit - offset) end
   val = read_bits(tvb, offset, 5)
-  item = tree:add(F["wide_bits.pad"], bit_range(tvb, offset, 5), val)
-  item:append_text(string.format(" [bits %d-%d]", offset, offset + 4))
+  item = tree_add(tree, F["wide_bits.pad"], bit_range(tvb, offset, 5), val)
+  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4))
   offset = offset + 5
   return offset, v
 end
@@ -321,7 +328,7 @@ local function dissect_message(tvb, pinfo, root)
   if offset == nil then return "Wide bit fields [malformed]" end
   -- Only the zero padding of the last byte may follow.
   if size - offset >= 8 or (size > offset and read_bits(tvb, offset, size - offset) ~= 0) then
-    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bits after the message", size - offset))
+    tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bits after the message", size - offset))
   end
   return "Wide bit fields"
 end
@@ -330,7 +337,7 @@ end
 local function dissect_protected(tvb, pinfo, root)
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
     return "Wide bit fields [dissector error]"
   end
   return info
@@ -359,7 +366,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("WIDE_BITS")
-  local root = tree:add(proto, tvb())
+  local root = tree_add(tree, proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end

@@ -8,6 +8,7 @@ mod code;
 mod dissect;
 mod expr;
 mod fields;
+mod methods;
 mod protocol;
 mod template;
 
@@ -120,6 +121,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         title: p.title.clone(),
         column: p.name.to_uppercase(),
         doc_lines: p.doc.as_deref().map(wrap).unwrap_or_default(),
+        method_locals: methods::declarations(),
         needs_bitops: bitops.get(),
         bits: p.structs.iter().any(|s| s.layout.is_bits()) || uses_varints(p),
         root_bits: p.root().layout.is_bits(),
@@ -166,7 +168,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         .map_err(|e| Internal(format!("the dissector template: {e}")))?;
     Ok(vec![Output {
         path: path.to_string(),
-        contents: drop_unused_definitions(&text),
+        contents: drop_unused_definitions(&methods::call_through_locals(&text)),
     }])
 }
 

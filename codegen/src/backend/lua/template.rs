@@ -12,6 +12,8 @@ pub(crate) struct Dissector {
     pub(crate) title: String,
     pub(crate) column: String,
     pub(crate) doc_lines: Vec<String>,
+    /// `local tree_add = TreeItem.add` …: the methods called through locals (`methods.rs`).
+    pub(crate) method_locals: String,
     pub(crate) needs_bitops: bool,
     /// Some type is a bit stream (the bit helpers are needed).
     pub(crate) bits: bool,

@@ -59,7 +59,6 @@ impl<'p> Dissect<'p> {
                 if !open_ended {
                     self.length(c, at, count, true)?;
                 }
-                let first_count = if counted { "0" } else { "n" };
                 // The limit an array sized in bytes moves is put back for what follows (nothing
                 // does after a last field, unless the struct is padded or aligned).
                 let s = &self.i.p.structs[sid];
@@ -76,8 +75,11 @@ impl<'p> Dissect<'p> {
                 } else if open_ended {
                     // It runs to the end of its scope: its length is known before it is read.
                     c.line(format!("local {arr}, {count_of} = {tree}:add(tvb(offset, limit - offset), \"{label}\"), 0"));
+                } else if counted {
+                    c.line(format!("local {arr}, {arr_start}, {count_of} = {tree}:add(tvb(offset, 0), \"{label}\"), offset, 0"));
                 } else {
-                    c.line(format!("local {arr}, {arr_start}, {count_of} = {tree}:add(tvb(offset, 0), \"{label}\"), offset, {first_count}"));
+                    // All `n` are read (or the message ends malformed): the label says so at once.
+                    c.line(format!("local {arr}, {arr_start} = {tree}:add(tvb(offset, 0), string.format(\"{label} (%d)\", n)), offset"));
                 }
                 c.open(if open_ended || in_bytes {
                     "while offset < limit do"
@@ -122,9 +124,11 @@ impl<'p> Dissect<'p> {
                 } else if !open_ended && !in_bytes {
                     c.line(format!("{arr}:set_len(offset - {arr_start})"));
                 }
-                c.line(format!(
-                    "{arr}:append_text(string.format(\" (%d)\", {count_of}))"
-                ));
+                if counted {
+                    c.line(format!(
+                        "{arr}:append_text(string.format(\" (%d)\", {count_of}))"
+                    ));
+                }
             }
         }
         Ok(())
