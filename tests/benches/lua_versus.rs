@@ -2,22 +2,28 @@
 //! (`cargo bench -p wiregen-tests --bench lua_versus`; needs tshark).
 //!
 //! Captures of 100,000 datagrams are made with the generated crates (R-Type: a game's mix of
-//! inputs, world updates of 0 to 15 entities and logins; DNP: Link States of 20 typed values;
-//! Riptide 2.1: reliable messages). Each is read by tshark with no dissector (the UDP payload
-//! shown as data), with the generated dissector, and for R-Type with the hand-written one in
-//! `benches/lua/hand_rtype.lua` (same protocol name and fields; checked first to print the same
-//! field values as the generated one). Runs are interleaved round by round; the medians are
-//! printed with the Lua cost per packet (time above bare tshark) and the ratio generated /
-//! hand-written, in three modes: summary lines, the full tree (`-V`) and fields (`-T fields`).
-//! Then tshark's start-up with every generated dissector loaded, against none.
+//! inputs, world updates of 0 to 15 entities and logins; DNP: a layered session of four clients,
+//! `dnp_session.rs`: Link Updates typed by the Link States before them, reliable messages and
+//! their acks, Long Reliable Messages of 2 to 656 parts and Long Link States joined; Riptide
+//! 2.1: reliable messages). Each is read by tshark with no dissector (the UDP payload shown as
+//! data), with the generated dissector (with its netcode analysis and without), and for R-Type
+//! and DNP with a hand-written one (`benches/lua/hand_rtype.lua`, `hand_dnp.lua`: same protocol
+//! names and fields, checked first to print the same field values as the generated one). Runs
+//! are interleaved round by round; the medians are printed with the Lua cost per packet (time
+//! above bare tshark) and the ratio generated / hand-written, in three modes: summary lines, the
+//! full tree (`-V`) and fields (`-T fields`). Then tshark's start-up with every generated
+//! dissector loaded, against none.
 //!
 //! `WIREGEN_BENCH_C=1` times the hand-written C plugin (`benches/c/`) beside them instead
 //! (`c_spike.rs`).
 //!
 //! `WIREGEN_BENCH_PACKETS` and `WIREGEN_BENCH_ROUNDS` change the capture size (100000) and the
-//! rounds (3). `WIREGEN_BENCH_PROFILE=1` (with valgrind; e.g. `WIREGEN_BENCH_PACKETS=5000`)
-//! instead counts the instructions tshark runs on the R-Type capture with each reader, under
-//! callgrind (the same count whatever else the machine does), and prints where they go.
+//! rounds (3); `WIREGEN_BENCH_ONLY=rtype` or `=dnp` runs one comparison; `WIREGEN_BENCH_KEEP=1`
+//! keeps the captures (and says where). `WIREGEN_BENCH_PROFILE=1` (with valgrind; e.g.
+//! `WIREGEN_BENCH_PACKETS=5000`) instead counts the instructions tshark runs on the R-Type
+//! capture (the DNP one with `WIREGEN_BENCH_ONLY=dnp`) with each reader, under callgrind (the
+//! same count whatever else the machine does), and prints where they go (`=keep` keeps
+//! callgrind's files).
 
 #[path = "c_spike.rs"]
 mod c_spike;
@@ -113,8 +119,14 @@ fn compare(what: &str, pcap: &Path, packets: usize, readers: &[Reader], modes: &
                 );
             }
         }
-        // R-Type: the generated dissector with its netcode analysis, without it (what the
-        // hand-written one does too), and the hand-written one.
+        // The generated dissector with its netcode analysis, without it (what the hand-written
+        // one does too), and the hand-written one.
+        if let [_, with, without] = medians[..] {
+            println!(
+                "    netcode analysis: {:.2} µs per packet",
+                (with - without) * 1e6 / packets as f64
+            );
+        }
         if let [_, with, without, hand] = medians[..] {
             println!(
                 "    generated (analysis off) / hand-written: {:.2} in total time, {:.2} in Lua cost",
@@ -276,13 +288,28 @@ fn main() {
     }
     let n = env_or("WIREGEN_BENCH_PACKETS", 100_000);
     let root = repo_root();
-    let dir = std::env::temp_dir();
-
-    if std::env::var("WIREGEN_BENCH_ONLY").is_ok_and(|only| only == "dnp") {
-        dnp_layered(&root, n);
+    // `WIREGEN_BENCH_ONLY=rtype` (or `dnp`, `riptide`) runs that capture's comparison alone.
+    let only = std::env::var("WIREGEN_BENCH_ONLY").ok();
+    let runs = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    if runs("rtype") && !rtype(&root, n) {
         return;
     }
-    let rtype_pcap = dir.join("wiregen-bench-lua-rtype.pcap");
+    if runs("dnp") {
+        dnp_layered(&root, n);
+    }
+    if runs("riptide") {
+        riptide(&root, n);
+    }
+    if only.is_none() {
+        startup(&root);
+    }
+}
+
+/// The R-Type capture read by the generated dissector (with its netcode analysis and without)
+/// and the hand-written one; false when the C spike or the profile ran instead (nothing else
+/// runs then).
+fn rtype(root: &Path, n: usize) -> bool {
+    let rtype_pcap = std::env::temp_dir().join("wiregen-bench-lua-rtype.pcap");
     write_pcap(&rtype_pcap, &rtype_capture(n));
     let generated = root.join("dissectors/rtype.lua");
     let hand = root.join("tests/benches/lua/hand_rtype.lua");
@@ -293,11 +320,11 @@ fn main() {
             .map(|m| (m.name, m.args))
             .collect();
         c_spike::compare(&rtype_pcap, n, env_or("WIREGEN_BENCH_ROUNDS", 3), &modes);
-        return;
+        return false;
     }
     if std::env::var_os("WIREGEN_BENCH_PROFILE").is_some() {
         profile("R-Type", &rtype_pcap, &generated, &hand, &rtype_modes());
-        return;
+        return false;
     }
     compare(
         "R-Type",
@@ -328,11 +355,15 @@ fn main() {
         &rtype_modes(),
     );
     done_with(&rtype_pcap);
+    true
+}
 
-    dnp_layered(&root, n);
-
-    let pcap = dir.join("wiregen-bench-lua-riptide.pcap");
+/// Riptide 2.1's reliable messages read by the generated dissector, with its analysis and
+/// without.
+fn riptide(root: &Path, n: usize) {
+    let pcap = std::env::temp_dir().join("wiregen-bench-lua-riptide.pcap");
     write_pcap(&pcap, &riptide_capture(n));
+    let generated = root.join("dissectors/riptide_2_1.lua");
     compare(
         "Riptide 2.1 (reliable messages)",
         &pcap,
@@ -345,8 +376,13 @@ fn main() {
             },
             Reader {
                 name: "generated",
-                lua: Some(root.join("dissectors/riptide_2_1.lua")),
-                options: vec![],
+                lua: Some(generated.clone()),
+                options: vec!["-o", "riptide_2_1.analyze:TRUE"],
+            },
+            Reader {
+                name: "generated, analysis off",
+                lua: Some(generated),
+                options: vec!["-o", "riptide_2_1.analyze:FALSE"],
             },
         ],
         &modes(vec![
@@ -357,7 +393,6 @@ fn main() {
         ]),
     );
     done_with(&pcap);
-    startup(&root);
 }
 
 /// The layered DNP session (`dnp_session.rs`) read by the generated DNP dissector (with its
