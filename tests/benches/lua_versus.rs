@@ -39,9 +39,9 @@ use wiregen_tests::*;
 
 /// One way of reading a capture: no dissector, or a Lua file (with these tshark options).
 struct Reader {
-    name: &'static str,
+    name: String,
     lua: Option<PathBuf>,
-    options: Vec<&'static str>,
+    options: Vec<String>,
 }
 
 /// How tshark prints what it read.
@@ -101,7 +101,12 @@ fn compare(what: &str, pcap: &Path, packets: usize, readers: &[Reader], modes: &
                     (None, Some(&"-T")) => &["-T", "fields", "-e", "udp.length"],
                     _ => &mode.args,
                 };
-                let args: Vec<&str> = r.options.iter().chain(args).copied().collect();
+                let args: Vec<&str> = r
+                    .options
+                    .iter()
+                    .map(String::as_str)
+                    .chain(args.iter().copied())
+                    .collect();
                 times[i].push(tshark_run(pcap, &lua, &args).0);
             }
         }
@@ -110,10 +115,10 @@ fn compare(what: &str, pcap: &Path, packets: usize, readers: &[Reader], modes: &
         let bare = medians[0];
         for (r, t) in readers.iter().zip(&medians) {
             if r.lua.is_none() {
-                println!("    {:<16} {t:6.2} s", r.name);
+                println!("    {:<30} {t:6.2} s", r.name);
             } else {
                 println!(
-                    "    {:<24} {t:6.2} s  ({:5.2} µs per packet above bare tshark)",
+                    "    {:<30} {t:6.2} s  ({:5.2} µs per packet above bare tshark)",
                     r.name,
                     (t - bare) * 1e6 / packets as f64
                 );
@@ -330,28 +335,7 @@ fn rtype(root: &Path, n: usize) -> bool {
         "R-Type",
         &rtype_pcap,
         n,
-        &[
-            Reader {
-                name: "bare tshark",
-                lua: None,
-                options: vec![],
-            },
-            Reader {
-                name: "rtype.lua",
-                lua: Some(generated.clone()),
-                options: vec!["-o", "rtype.analyze:TRUE"],
-            },
-            Reader {
-                name: "rtype.lua, analysis off",
-                lua: Some(generated),
-                options: vec!["-o", "rtype.analyze:FALSE"],
-            },
-            Reader {
-                name: "hand_rtype.lua",
-                lua: Some(hand),
-                options: vec![],
-            },
-        ],
+        &readers(root, "rtype", Some("hand_rtype")),
         &rtype_modes(),
     );
     done_with(&rtype_pcap);
@@ -363,28 +347,11 @@ fn rtype(root: &Path, n: usize) -> bool {
 fn riptide(root: &Path, n: usize) {
     let pcap = std::env::temp_dir().join("wiregen-bench-lua-riptide.pcap");
     write_pcap(&pcap, &riptide_capture(n));
-    let generated = root.join("dissectors/riptide_2_1.lua");
     compare(
         "Riptide 2.1 (reliable messages)",
         &pcap,
         n,
-        &[
-            Reader {
-                name: "bare tshark",
-                lua: None,
-                options: vec![],
-            },
-            Reader {
-                name: "generated",
-                lua: Some(generated.clone()),
-                options: vec!["-o", "riptide_2_1.analyze:TRUE"],
-            },
-            Reader {
-                name: "generated, analysis off",
-                lua: Some(generated),
-                options: vec!["-o", "riptide_2_1.analyze:FALSE"],
-            },
-        ],
+        &readers(root, "riptide_2_1", None),
         &modes(vec![
             "-T",
             "fields",
@@ -420,31 +387,47 @@ fn dnp_layered(root: &Path, n: usize) {
         "DNP session (layered: link updates typed by link states, long messages joined)",
         &pcap,
         n,
-        &[
-            Reader {
-                name: "bare tshark",
-                lua: None,
-                options: vec![],
-            },
-            Reader {
-                name: "dnp.lua",
-                lua: Some(generated.clone()),
-                options: vec!["-o", "dnp.analyze:TRUE"],
-            },
-            Reader {
-                name: "dnp.lua, analysis off",
-                lua: Some(generated),
-                options: vec!["-o", "dnp.analyze:FALSE"],
-            },
-            Reader {
-                name: "hand_dnp.lua",
-                lua: Some(hand),
-                options: vec![],
-            },
-        ],
+        &readers(root, "dnp", Some("hand_dnp")),
         &modes,
     );
     done_with(&pcap);
+}
+
+/// Bare tshark, the generated dissector of `proto` with its netcode analysis and without, and
+/// the hand-written one when there is one: the readers every comparison times.
+fn readers(root: &Path, proto: &'static str, hand: Option<&'static str>) -> Vec<Reader> {
+    let generated = root.join(format!("dissectors/{proto}.lua"));
+    let analyze = |on: bool| {
+        vec![
+            "-o".to_string(),
+            format!("{proto}.analyze:{}", if on { "TRUE" } else { "FALSE" }),
+        ]
+    };
+    let mut all = vec![
+        Reader {
+            name: "bare tshark".into(),
+            lua: None,
+            options: vec![],
+        },
+        Reader {
+            name: format!("{proto}.lua"),
+            lua: Some(generated.clone()),
+            options: analyze(true),
+        },
+        Reader {
+            name: format!("{proto}.lua, analysis off"),
+            lua: Some(generated),
+            options: analyze(false),
+        },
+    ];
+    if let Some(hand) = hand {
+        all.push(Reader {
+            name: format!("{hand}.lua"),
+            lua: Some(root.join(format!("tests/benches/lua/{hand}.lua"))),
+            options: vec![],
+        });
+    }
+    all
 }
 
 /// The three ways of reading a capture: summary lines, the full tree and `fields` (those
