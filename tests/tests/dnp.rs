@@ -449,3 +449,81 @@ fn round_trip_and_tshark_agree() {
         (expected(&notes), experts)
     });
 }
+
+/// The dissector remembers at most 65,536 link type lists: the 65,537th makes it forget the
+/// oldest (another conversation's), with an expert note, and a Link Update of the forgotten link
+/// is then shown as bytes with a note, while the others are still typed. The state table evicts
+/// instead of growing with the capture.
+#[test]
+fn link_type_lists_past_the_limit_are_evicted_and_said() {
+    let state = |number: u16, link_id: u16| {
+        cmd(CommandBody::LinkState(LinkState {
+            number,
+            link_id,
+            flags: LinkFlags(0),
+            message: Cow::Borrowed(b""),
+            values: vec![tv(TypedValueValue::UInt8(UInt8Value { value: 1 }))],
+        }))
+    };
+    let update = |link_id: u16| {
+        cmd(CommandBody::LinkUpdate(LinkUpdate {
+            links: vec![LinkUpdateLink {
+                link_id,
+                values: vec![IndexedValue {
+                    index: 0,
+                    value: TypedValueValue::UInt8(UInt8Value { value: 9 }),
+                }],
+            }],
+        }))
+    };
+    let from_server = |client_port: u16, c: Command<'_>| Datagram {
+        src_port: 3413,
+        dst_port: client_port,
+        payload: c.encode().unwrap(),
+    };
+    // 65,536 lists in one conversation, then one more in another.
+    let mut datagrams: Vec<Datagram> = (0..=u16::MAX)
+        .map(|id| from_server(40000, state(id % 65535, id)))
+        .collect();
+    datagrams.push(from_server(40001, state(0, 7)));
+    datagrams.push(from_server(40000, update(0)));
+    datagrams.push(from_server(40000, update(1)));
+    let dir = std::env::temp_dir().join(format!("wiregen-dnp-evict-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("lists.pcap");
+    write_pcap(&pcap, &datagrams);
+    let lua = repo_root().join("dissectors/dnp.lua");
+    let out = tshark_command()
+        .arg("-r")
+        .arg(&pcap)
+        .arg("-X")
+        .arg(format!("lua_script:{}", lua.display()))
+        .args([
+            "-Y",
+            "frame.number > 65536",
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+        ])
+        .args(["-e", "_ws.expert.message", "-e", "dnp.u_int8_value.value"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<Vec<&str>> = stdout.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert_eq!(lines[0][0], "65537");
+    assert!(
+        lines[0][1].contains("65536 lists remembered: the oldest (")
+            && lines[0][1].contains(":40000>")
+            && lines[0][1].contains("|1|0) is forgotten; 1 forgotten so far"),
+        "{stdout}"
+    );
+    assert!(
+        lines[1][1].contains("no link_types list was announced for 0"),
+        "{stdout}"
+    );
+    assert_eq!(lines[1][2], "", "{stdout}");
+    assert_eq!(lines[2][2], "9", "{stdout}");
+    let _ = std::fs::remove_dir_all(dir);
+}
