@@ -497,19 +497,19 @@ local LISTS = {}
 -- Set when a value without its list took the rest of the message as bytes.
 local REST_TAKEN = false
 
+-- `t[k]`, an empty table put there first when there is none.
+local function subtable(t, k)
+  local s = t[k]
+  if s == nil then
+    s = {}
+    t[k] = s
+  end
+  return s
+end
+
 local function state_get(pinfo, t, key)
   if key == nil then return nil end
-  local by_frame = frame_lists[t]
-  if by_frame == nil then
-    by_frame = {}
-    frame_lists[t] = by_frame
-  end
-  local frame = pinfo.number
-  local fl = by_frame[frame]
-  if fl == nil then
-    fl = {}
-    by_frame[frame] = fl
-  end
+  local fl = subtable(subtable(frame_lists, t), pinfo.number)
   local got = fl[key]
   if got == nil then
     local of_conv = state_index[conversation_key(pinfo)]
@@ -523,17 +523,7 @@ end
 local function state_set(pinfo, tree, t, key, list)
   if pinfo.visited or key == nil then return end
   local conv = conversation_key(pinfo)
-  local of_conv = state_index[conv]
-  if of_conv == nil then
-    of_conv = {}
-    state_index[conv] = of_conv
-  end
-  local of_table = of_conv[t]
-  if of_table == nil then
-    of_table = {}
-    of_conv[t] = of_table
-  end
-  of_table[key] = list
+  subtable(subtable(state_index, conv), t)[key] = list
   bounded_set(state_lists, conv .. "|" .. t .. "|" .. tostring(key), { conv, t, key })
   if state_lists.count > MAX_KEYS then
     local evicted, where = bounded_evict(state_lists)
