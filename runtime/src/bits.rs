@@ -127,6 +127,23 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
         Ok(())
     }
 
+    /// The next 64 bits, not consumed; the caller has seen that they are there.
+    #[inline]
+    fn peek64(&self) -> u64 {
+        let first = self.pos / 8;
+        let shift = self.pos % 8;
+        let mut w = [0u8; 9];
+        let run = &self.buf[first..self.buf.len().min(first + 9)];
+        w[..run.len()].copy_from_slice(run);
+        let [a, b, c, d, e, f, g, h, next] = w;
+        let lo = u64::from_le_bytes([a, b, c, d, e, f, g, h]) >> shift;
+        if shift == 0 {
+            lo
+        } else {
+            lo | u64::from(next) << (64 - shift)
+        }
+    }
+
     /// An unsigned value of `n` bits (0..=64): the (at most 9) bytes the field touches are
     /// loaded as one word and shifted.
     #[inline]
@@ -256,8 +273,11 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
     /// The next `bits` bits copied to whole bytes (the last one zero-padded), 64 at a time.
     /// The callers have checked that the bits are there.
     fn realigned(&mut self, bits: usize, field: &'static str) -> Result<Vec<u8>, DecodeError> {
+        // Reserved and zeroed (calloc would bypass the allocator's per-thread cache).
         let mut out = Vec::with_capacity(bits.div_ceil(8));
+        out.resize(bits.div_ceil(8), 0);
         let mut left = bits;
+        let mut done = 0;
         if !MSB && left >= 64 {
             // Whole words from the bytes the bits touch: one check that they are there, then per
             // word a load, a shift and the next byte's bits.
@@ -269,32 +289,31 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
             let Some(run) = self.buf.get(first..(self.pos + words * 64).div_ceil(8)) else {
                 return Err(self.truncated(words * 64, field));
             };
-            for (i, chunk) in run.chunks_exact(8).take(words).enumerate() {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(chunk);
-                let mut v = u64::from_le_bytes(a) >> shift;
-                if shift > 0 {
-                    v |= u64::from(run[8 * i + 8]) << (64 - shift);
+            let whole = &mut out[..8 * words];
+            if shift == 0 {
+                whole.copy_from_slice(run);
+            } else {
+                // Each word's eight bytes, and the byte after them.
+                let words = run.chunks_exact(8).zip(run.iter().skip(8).step_by(8));
+                for (o, (w, &next)) in whole.chunks_exact_mut(8).zip(words) {
+                    let lo = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+                    let v = lo >> shift | u64::from(next) << (64 - shift);
+                    o.copy_from_slice(&v.to_le_bytes());
                 }
-                out.extend_from_slice(&v.to_le_bytes());
             }
             self.pos += words * 64;
             left -= words * 64;
+            done = 8 * words;
         }
-        while left >= 64 {
-            let w = self.bits(64, field)?;
-            out.extend_from_slice(&if MSB {
-                w.to_be_bytes()
-            } else {
-                w.to_le_bytes()
-            });
-            left -= 64;
-        }
-        while left > 0 {
+        let mut tail = out[done..].iter_mut();
+        for o in tail.by_ref() {
+            if left == 0 {
+                break;
+            }
             let k = left.min(8);
             let b = self.bits(k as u32, field)? as u8;
             // A last partial byte keeps its bits where the stream's order puts the first one.
-            out.push(if MSB { b << (8 - k) } else { b });
+            *o = if MSB { b << (8 - k) } else { b };
             left -= k;
         }
         Ok(out)
@@ -334,6 +353,14 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
     #[inline]
     pub fn leb128(&mut self, field: &'static str) -> Result<u64, DecodeError> {
         let at = self.pos;
+        if !MSB && self.remaining() >= 64 {
+            // Usually the whole value is in the next eight bytes: one load, and the groups
+            // taken out of the word up to its first byte without a continuation bit.
+            if let Some((value, n)) = crate::read::leb128_word(self.peek64()) {
+                self.pos += 8 * n;
+                return Ok(value);
+            }
+        }
         leb128(|| Ok(self.bits(8, field)? as u8))?
             .ok_or_else(|| DecodeError::at_bit(field, at, DecodeErrorKind::Overlong))
     }

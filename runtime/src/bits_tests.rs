@@ -183,3 +183,60 @@ fn unaligned<const MSB: bool>(data: &[u8], tail: &BitString<'_>, last_bits: u8) 
     assert_eq!(&rest.bytes[..31], &data[..31]);
     assert_eq!(rest.bytes[31] & last_bits, data[31] & last_bits);
 }
+
+/// LEB128 values of every length come back from both readers, at every bit offset of a bit
+/// stream, through the one-word path (eight bytes follow) and the byte-wise one near the end;
+/// an eleventh group is refused as overlong and a value cut short as truncated.
+#[test]
+fn leb128_of_every_length_reads_back_from_either_path() {
+    let values = [
+        0,
+        1,
+        127,
+        128,
+        300,
+        1 << 14,
+        (1 << 21) - 1,
+        1 << 35,
+        (1 << 56) - 1,
+        1 << 56,
+        1 << 63,
+        u64::MAX,
+    ];
+    for v in values {
+        for tail in [0usize, 16] {
+            let mut buf = Vec::new();
+            crate::Writer::new(&mut buf).leb128(v);
+            let len = buf.len();
+            buf.resize(len + tail, 0xFF);
+            let mut r: crate::Reader<'_> = crate::Reader::new(&buf);
+            assert_eq!(r.leb128("v").unwrap(), v, "{v} with {tail} bytes after");
+            assert_eq!(r.pos(), len);
+            for offset in 0..8 {
+                let mut buf = Vec::new();
+                let mut w: BitWriter<'_, false> = BitWriter::new(&mut buf);
+                w.bits(0x55 & ((1 << offset) - 1), offset);
+                w.leb128(v);
+                for _ in 0..tail / 8 {
+                    w.bits(u64::MAX, 64);
+                }
+                let mut r: BitReader<'_> = BitReader::new(&buf);
+                r.bits(offset, "pad").unwrap();
+                assert_eq!(r.leb128("v").unwrap(), v, "{v} at bit {offset}");
+                assert_eq!(r.pos(), offset as usize + 8 * len);
+            }
+        }
+    }
+    let overlong = [0x80u8; 11];
+    let e = crate::Reader::<NoTrace>::new(&overlong)
+        .leb128("v")
+        .unwrap_err();
+    assert!(matches!(e.kind, DecodeErrorKind::Overlong), "{e}");
+    let e = BitReader::<NoTrace>::new(&overlong)
+        .leb128("v")
+        .unwrap_err();
+    assert!(matches!(e.kind, DecodeErrorKind::Overlong), "{e}");
+    let cut = [0x80u8, 0x80];
+    let e = crate::Reader::<NoTrace>::new(&cut).leb128("v").unwrap_err();
+    assert!(matches!(e.kind, DecodeErrorKind::Truncated { .. }), "{e}");
+}

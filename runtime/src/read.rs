@@ -7,6 +7,23 @@ use std::borrow::Cow;
 use std::rc::Rc;
 
 /// Reads fields from a byte slice, within a movable end limit; optionally notes every field.
+/// Unsigned LEB128 from the next eight bytes as one little-endian word, when they hold its last
+/// group (a byte without 0x80): the value and its length in bytes. The usual value is short, so
+/// both readers try this first: one load instead of a read per byte.
+#[inline]
+pub(crate) fn leb128_word(word: u64) -> Option<(u64, usize)> {
+    let stops = !word & 0x8080_8080_8080_8080;
+    if stops == 0 {
+        return None;
+    }
+    let n = stops.trailing_zeros() as usize / 8 + 1;
+    let mut value = 0;
+    for i in 0..n {
+        value |= (word >> (8 * i) & 0x7F) << (7 * i);
+    }
+    Some((value, n))
+}
+
 /// Unsigned LEB128 from successive bytes (whichever reader they come from); `None` when it is
 /// longer than 64 bits.
 pub(crate) fn leb128(
@@ -471,6 +488,15 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
     #[inline]
     pub fn leb128(&mut self, field: &'static str) -> Result<u64, DecodeError> {
         let at = self.pos;
+        if let Some(word) = self.buf[..self.end].get(at..at + 8) {
+            let word = u64::from_le_bytes([
+                word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+            ]);
+            if let Some((value, n)) = leb128_word(word) {
+                self.pos += n;
+                return Ok(value);
+            }
+        }
         leb128(|| Ok(self.array::<1>(field)?[0]))?
             .ok_or_else(|| DecodeError::new(field, at, DecodeErrorKind::Overlong))
     }
