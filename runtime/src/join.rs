@@ -50,6 +50,12 @@ pub struct SequenceJoiner<K, const S: usize> {
     /// Parts of joined payloads, by key and number.
     joined: JoinedParts<(K, u64)>,
     last_retransmitted: bool,
+    /// Parts taken out so far (replaced, evicted or joined): a part's walk back to its first
+    /// part holds while no part was taken out since.
+    removals: u64,
+    /// Steps the walks back took (the tests count them).
+    #[cfg(test)]
+    walked: std::cell::Cell<u64>,
 }
 
 #[derive(Debug)]
@@ -61,6 +67,10 @@ struct Part<const S: usize> {
     tag: u64,
     /// When it came (in pushes).
     since: u64,
+    /// The number of the first part its walk back reached, and [`SequenceJoiner`]'s removals
+    /// then: the next part's walk stops here while nothing was taken out since, so parts that
+    /// come in order are joined in linear time, not quadratic.
+    first_at: Option<(u64, u64)>,
 }
 
 impl<const S: usize> Part<S> {
@@ -126,6 +136,9 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
             evicted: 0,
             joined: JoinedParts::new(),
             last_retransmitted: false,
+            removals: 0,
+            #[cfg(test)]
+            walked: Default::default(),
         }
     }
 
@@ -169,6 +182,7 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
             data,
             tag,
             since: self.pushes + 1,
+            first_at: None,
         };
         let len = new.len();
         if len > self.max_len {
@@ -180,6 +194,7 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
         }
         if let Some(old) = self.parts.remove(&(key.clone(), seq)) {
             self.held -= old.len();
+            self.removals += 1;
         }
         // Full: the parts that came first make room (a linear scan, only when full).
         while self.parts.len() >= self.max_parts.max(1) || self.held + len > self.max_len {
@@ -190,6 +205,7 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
             if let Some(old) = self.parts.remove(&oldest) {
                 self.held -= old.len();
                 self.evicted += 1;
+                self.removals += 1;
             }
         }
         self.pushes += 1;
@@ -197,18 +213,11 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
         self.held += len;
         // Back to the first part, then on to the last, every number in between present.
         let at = |s: u64| (key.clone(), s);
-        let (mut a, mut steps) = (seq, 0);
-        loop {
-            match self.parts.get(&at(a)) {
-                None => return Ok(None),
-                Some(p) if p.first => break,
-                _ => {}
-            }
-            a = (a + wrap - 1) % wrap;
-            steps += 1;
-            if steps > self.parts.len() {
-                return Ok(None);
-            }
+        let Some(a) = self.walk_back(&key, seq) else {
+            return Ok(None);
+        };
+        if let Some(p) = self.parts.get_mut(&at(seq)) {
+            p.first_at = Some((a, self.removals));
         }
         let (mut b, mut steps) = (seq, 0);
         loop {
@@ -230,6 +239,7 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
         loop {
             if let Some(p) = self.parts.remove(&at(i)) {
                 self.held -= p.len();
+                self.removals += 1;
                 tags.push(p.tag);
                 // Remembered for half the numbers' range: a number used again after the
                 // counter wrapped starts a new payload.
@@ -252,6 +262,32 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
             streams,
             tags,
         }))
+    }
+
+    /// The number of the first part of the payload part `seq` belongs to, when every part from
+    /// it to `seq` is there: the walk back stops at a part whose own walk still holds.
+    fn walk_back(&self, key: &K, seq: u64) -> Option<u64> {
+        let (mut a, mut steps) = (seq, 0);
+        loop {
+            let p = self.parts.get(&(key.clone(), a))?;
+            if p.first {
+                return Some(a);
+            }
+            if a != seq {
+                if let Some((first, removals)) = p.first_at {
+                    if removals == self.removals {
+                        return Some(first);
+                    }
+                }
+            }
+            a = (a + self.wrap - 1) % self.wrap;
+            steps += 1;
+            #[cfg(test)]
+            self.walked.set(self.walked.get() + 1);
+            if steps > self.parts.len() {
+                return None;
+            }
+        }
     }
 
     /// Parts waiting for the rest of their payload.
@@ -297,6 +333,44 @@ mod tests {
         assert_eq!((done.key, done.first, done.parts), (1, 3, 2));
         assert_eq!(done.streams, [vec![1, 2]]);
         assert_eq!(j.pending(), 0);
+    }
+
+    /// Parts in order are joined in linear time: each walk back stops at the part before
+    /// (1,000 parts: 999 steps, where walking back to the first part each time took 499,500).
+    #[test]
+    fn parts_in_order_join_in_linear_time() {
+        let mut j = SequenceJoiner::<(), 1>::new(1 << 32);
+        for i in 0..1000u64 {
+            let part = SequencePart::new((), 70 + i, i == 0, i == 999, [vec![i as u8]]);
+            let done = j.push(part, "n").unwrap();
+            assert_eq!(done.is_some(), i == 999);
+            if let Some(done) = done {
+                assert_eq!(
+                    (done.first, done.parts, done.streams[0].len()),
+                    (70, 1000, 1000)
+                );
+                assert_eq!(done.streams[0][300], 44);
+            }
+        }
+        assert_eq!(j.walked.get(), 999);
+    }
+
+    /// A walk back kept by a part no longer holds once a part was taken out: a part replaced
+    /// by a first one starts the payload there.
+    #[test]
+    fn a_replaced_part_is_walked_again() {
+        let mut j = SequenceJoiner::<(), 1>::new(100);
+        for (seq, first) in [(1, true), (2, false), (3, false)] {
+            let part = SequencePart::new((), seq, first, false, [vec![seq as u8]]);
+            assert!(j.push(part, "n").unwrap().is_none());
+        }
+        let again = SequencePart::new((), 2, true, false, [vec![20]]);
+        assert!(j.push(again, "n").unwrap().is_none());
+        let last = SequencePart::new((), 4, false, true, [vec![4]]);
+        let done = j.push(last, "n").unwrap().unwrap();
+        assert_eq!((done.first, done.parts), (2, 3));
+        assert_eq!(done.streams, [vec![20, 3, 4]]);
+        assert_eq!(j.pending(), 1);
     }
 
     #[test]
