@@ -245,6 +245,12 @@ end
 -- The summaries (info:) of the types read in this message, in order, for the Info column.
 local INFO_TAIL = ""
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -346,10 +352,10 @@ local function dissect_Spawn(tvb, pinfo, tree, offset, limit)
   -- entities
   n = v.count
   for _ = 1, n do
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Entities: Entity")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Entities: Entity") or tree
     nxt = dissect_Entity(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   end
   return offset, v
@@ -460,6 +466,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   INFO_TAIL = ""
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok then info = info .. INFO_TAIL end

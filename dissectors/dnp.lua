@@ -553,6 +553,12 @@ end
 -- crate's joiner holds at most 4096 parts: past it the oldest is forgotten, and said.
 local JOIN_WAITING = 4096
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- Application dissectors (a game's messages) register in this table by message id; a payload
 -- whose id has one is shown by it, inside this tree. It learns where the payload starts from
 -- pinfo.private: "wiregen.id", "wiregen.bit" (first bit in the first byte) and "wiregen.bits".
@@ -620,7 +626,7 @@ local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
   v.protocols = {}
   n = v.protocol_count
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("protocols: impossible count %d", n)) return nil end
-  local arr_protocols, arr_start_protocols = tree_add(tree, tvb(offset, 0), string.format("Protocols (%d)", n)), offset
+  local arr_protocols, arr_start_protocols = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Protocols (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_protocols, tvb, offset, "protocols", 2, limit - offset) end
     range = tvb(offset, 2)
@@ -630,7 +636,7 @@ local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
     if VS_ProtocolVersion[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("protocols %d is not named by the schema", val)) end
     offset = offset + 2
   end
-  tree_set_len(arr_protocols, offset - arr_start_protocols)
+  if VISIBLE then tree_set_len(arr_protocols, offset - arr_start_protocols) end
   return offset, v
 end
 
@@ -1201,10 +1207,10 @@ local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
   local tag_value = v.type
   local case_value = CASES_TypedValue_value[tag_value]
   if case_value ~= nil then
-    sub = tree_add(tree, tvb(offset, 0), case_value[1])
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_value[1]) or tree
     nxt = case_value[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("value: no case for tag %d", tag_value))
@@ -1261,16 +1267,16 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   v.values = {}
   n = v.value_count
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
-  local arr_values, arr_start_values = tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)), offset
+  local arr_values, arr_start_values = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)) or tree, offset
   for _ = 1, n do
-    sub = tree_add(arr_values, tvb(offset, 0), "Values: TypedValue")
+    sub = VISIBLE and tree_add(arr_values, tvb(offset, 0), "Values: TypedValue") or arr_values
     nxt, val = dissect_TypedValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     v.values[#v.values + 1] = val
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   end
-  tree_set_len(arr_values, offset - arr_start_values)
+  if VISIBLE then tree_set_len(arr_values, offset - arr_start_values) end
   -- Remember the link_types announced for this link_id.
   do
     local list = {}
@@ -1328,10 +1334,10 @@ local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
   if tag_value == nil then tree_add_proto_expert_info(tree, E.no_state, "value: its type is not in the list announced earlier") return nil end
   local case_value = CASES_TypedValue_value[tag_value]
   if case_value ~= nil then
-    sub = tree_add(tree, tvb(offset, 0), case_value[1])
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_value[1]) or tree
     nxt = case_value[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("value: no case for tag %d", tag_value))
@@ -1369,18 +1375,18 @@ local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
   if known_values then
     n = v.value_count
     if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
-    local arr_values, arr_start_values, count_values = tree_add(tree, tvb(offset, 0), "Values"), offset, 0
+    local arr_values, arr_start_values, count_values = VISIBLE and tree_add(tree, tvb(offset, 0), "Values") or tree, offset, 0
     for _ = 1, n do
       count_values = count_values + 1
-      sub = tree_add(arr_values, tvb(offset, 0), "Values: IndexedValue")
+      sub = VISIBLE and tree_add(arr_values, tvb(offset, 0), "Values: IndexedValue") or arr_values
       nxt = dissect_IndexedValue(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
-      tree_set_len(sub, nxt - offset)
+      if VISIBLE then tree_set_len(sub, nxt - offset) end
       offset = nxt
       if REST_TAKEN then break end
     end
-    tree_set_len(arr_values, offset - arr_start_values)
-    tree_append_text(arr_values, string.format(" (%d)", count_values))
+    if VISIBLE then tree_set_len(arr_values, offset - arr_start_values) end
+    if VISIBLE then tree_append_text(arr_values, string.format(" (%d)", count_values)) end
   else
     tree_add(tree, F["dnp.link_update_link.values.unknown"], tvb(offset, limit - offset))
     offset = limit
@@ -1404,18 +1410,18 @@ local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
   -- links
   n = v.link_count
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("links: impossible count %d", n)) return nil end
-  local arr_links, arr_start_links, count_links = tree_add(tree, tvb(offset, 0), "Links"), offset, 0
+  local arr_links, arr_start_links, count_links = VISIBLE and tree_add(tree, tvb(offset, 0), "Links") or tree, offset, 0
   for _ = 1, n do
     count_links = count_links + 1
-    sub = tree_add(arr_links, tvb(offset, 0), "Links: LinkUpdateLink")
+    sub = VISIBLE and tree_add(arr_links, tvb(offset, 0), "Links: LinkUpdateLink") or arr_links
     nxt = dissect_LinkUpdateLink(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
     if REST_TAKEN then break end
   end
-  tree_set_len(arr_links, offset - arr_start_links)
-  tree_append_text(arr_links, string.format(" (%d)", count_links))
+  if VISIBLE then tree_set_len(arr_links, offset - arr_start_links) end
+  if VISIBLE then tree_append_text(arr_links, string.format(" (%d)", count_links)) end
   return offset, v
 end
 
@@ -1558,16 +1564,16 @@ local function dissect_LinkValues(tvb, pinfo, tree, offset, limit)
   v.values = {}
   n = v.value_count
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
-  local arr_values, arr_start_values = tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)), offset
+  local arr_values, arr_start_values = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)) or tree, offset
   for _ = 1, n do
-    sub = tree_add(arr_values, tvb(offset, 0), "Values: TypedValue")
+    sub = VISIBLE and tree_add(arr_values, tvb(offset, 0), "Values: TypedValue") or arr_values
     nxt, val = dissect_TypedValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     v.values[#v.values + 1] = val
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   end
-  tree_set_len(arr_values, offset - arr_start_values)
+  if VISIBLE then tree_set_len(arr_values, offset - arr_start_values) end
   return offset, v
 end
 
@@ -1767,10 +1773,10 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local tag_body = v.code
   local case_body = CASES_Command_body[tag_body]
   if case_body ~= nil then
-    sub = tree_add(tree, tvb(offset, 0), case_body[1])
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_body[1]) or tree
     nxt = case_body[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body ~= 2 then
     item = tree_add(tree, F["dnp.body"], tvb(offset, limit - offset))
@@ -2270,6 +2276,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   LISTS = {}
   REST_TAKEN = false
   INFO_SUFFIX = ""

@@ -478,6 +478,12 @@ local function bounded_evict(b, skip)
   return k, v
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
@@ -600,10 +606,10 @@ local function dissect_Object(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}
   -- position
-  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Position: Point")
+  sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Position: Point") or tree
   nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+  if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   -- kind
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "kind", 1, limit - offset) end
@@ -644,10 +650,10 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}
   -- position
-  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Position: Point")
+  sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Position: Point") or tree
   nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+  if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   -- movement
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "movement", 8, limit - offset) end
@@ -718,16 +724,16 @@ local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.variant
   if tag_body == 0 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Object")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Object") or tree
     nxt = dissect_Object(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Player")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Player") or tree
     nxt = dissect_Player(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body ~= 2 then
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -744,10 +750,10 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   tree_add(tree, F["game_protocol.entity.id"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- kind
-  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Kind: EntityKind")
+  sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Kind: EntityKind") or tree
   nxt = dissect_EntityKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+  if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   return offset
 end
@@ -764,10 +770,10 @@ local function dissect_Snapshot(tvb, pinfo, tree, offset, limit)
   -- entities
   n = v.count
   for _ = 1, n do
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Entities: Entity")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Entities: Entity") or tree
     nxt = dissect_Entity(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   end
   return offset, v
@@ -797,16 +803,16 @@ local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.variant
   if tag_body == 0 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Snapshot")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Snapshot") or tree
     nxt = dissect_Snapshot(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: GameOver")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: GameOver") or tree
     nxt = dissect_GameOver(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -823,10 +829,10 @@ local function dissect_Event(tvb, pinfo, tree, offset, limit)
   tree_add(tree, F["game_protocol.event.time"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- kind
-  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Kind: EventKind")
+  sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Kind: EventKind") or tree
   nxt = dissect_EventKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+  if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   return offset
 end
@@ -858,10 +864,10 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   tree_add(tree, F["game_protocol.connect.player"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- snapshot
-  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Snapshot: Snapshot")
+  sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Snapshot: Snapshot") or tree
   nxt = dissect_Snapshot(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+  if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   return offset
 end
@@ -879,16 +885,16 @@ local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.variant
   if tag_body == 0 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Error")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Error") or tree
     nxt = dissect_Error(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Connect")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Connect") or tree
     nxt = dissect_Connect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body ~= 1 then
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -905,10 +911,10 @@ local function dissect_Response(tvb, pinfo, tree, offset, limit)
   tree_add(tree, F["game_protocol.response.channel"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- kind
-  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Kind: ResponseKind")
+  sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Kind: ResponseKind") or tree
   nxt = dissect_ResponseKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+  if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   return offset
 end
@@ -927,16 +933,16 @@ local function dissect_ServerMessage(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.variant
   if tag_body == 0 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Event")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Event") or tree
     nxt = dissect_Event(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Response")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Response") or tree
     nxt = dissect_Response(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -972,10 +978,10 @@ local function dissect_Request(tvb, pinfo, tree, offset, limit)
   tree_add(tree, F["game_protocol.request.channel"], bit_range(tvb, offset, n), val)
   offset = offset + n
   -- kind
-  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Kind: RequestKind")
+  sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Kind: RequestKind") or tree
   nxt = dissect_RequestKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+  if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   return offset
 end
@@ -1003,10 +1009,10 @@ end
 local function dissect_Throw(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- target
-  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Target: Point")
+  sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Target: Point") or tree
   nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+  if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   return offset
 end
@@ -1039,22 +1045,22 @@ local function dissect_Action(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.variant
   if tag_body == 0 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Break")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Break") or tree
     nxt = dissect_Break(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Throw")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Throw") or tree
     nxt = dissect_Throw(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Move")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Move") or tree
     nxt = dissect_Move(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -1077,16 +1083,16 @@ local function dissect_ClientMessage(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.variant
   if tag_body == 0 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Request")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Request") or tree
     nxt = dissect_Request(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Body: Action")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Action") or tree
     nxt = dissect_Action(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -1752,6 +1758,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   CONVERSATION = nil
   FACTS.seq, FACTS.nacks, FACTS.ping = false, 0, false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)

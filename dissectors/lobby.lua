@@ -144,6 +144,12 @@ local function utf8_valid(s)
   return true
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -203,14 +209,14 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
   -- rooms
   n = v.count
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("rooms: impossible count %d", n)) return nil end
-  local arr_rooms, arr_start_rooms = tree_add(tree, tvb(offset, 0), string.format("Rooms (%d)", n)), offset
+  local arr_rooms, arr_start_rooms = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Rooms (%d)", n)) or tree, offset
   for _ = 1, n do
-    sub = tree_add(arr_rooms, tvb(offset, limit - offset < 6 and limit - offset or 6), "Rooms: Room")
+    sub = VISIBLE and tree_add(arr_rooms, tvb(offset, limit - offset < 6 and limit - offset or 6), "Rooms: Room") or arr_rooms
     nxt = dissect_Room(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  tree_set_len(arr_rooms, offset - arr_start_rooms)
+  if VISIBLE then tree_set_len(arr_rooms, offset - arr_start_rooms) end
   -- ready_count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ready_count", 1, limit - offset) end
   val, n = tvb(offset, 1):uint(), 1
@@ -338,6 +344,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

@@ -398,6 +398,12 @@ local function bounded_evict(b, skip)
   return k, v
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- Application dissectors (a game's messages) register in this table by message id; a payload
 -- whose id has one is shown by it, inside this tree. It learns where the payload starts from
 -- pinfo.private: "wiregen.id", "wiregen.bit" (first bit in the first byte) and "wiregen.bits".
@@ -591,16 +597,16 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   -- form
   local tag_form = tvb:len()
   if tag_form == 4 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Form: Client")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Form: Client") or tree
     nxt = dissect_ClientHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_form == 2 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Form: Server")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Form: Server") or tree
     nxt = dissect_ServerHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("form: no case for tag %d", tag_form))
@@ -634,10 +640,10 @@ local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
   -- form
   local tag_form = tvb:len()
   if tag_form ~= 1 then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Form: Server")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Form: Server") or tree
     nxt = dissect_ServerDisconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   end
   return offset
@@ -762,10 +768,10 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   local tag_body = v.header
   local case_body = CASES_Message_body[tag_body]
   if case_body ~= nil then
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), case_body[1])
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), case_body[1]) or tree
     nxt = case_body[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -1250,6 +1256,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   CONVERSATION = nil
   APP_TRIED = false
   FACTS.seq, FACTS.nacks, FACTS.ping = false, 0, false

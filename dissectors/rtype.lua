@@ -478,6 +478,12 @@ local function bounded_evict(b, skip)
   return k, v
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- Set when a checksum is wrong: the Info column says so.
 local BAD_CHECKSUM = false
 
@@ -604,15 +610,15 @@ end
 local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- entities: Entity records, back to back to the end of the payload.
-  local arr_entities, count_entities = tree_add(tree, tvb(offset, limit - offset), "Entities"), 0
+  local arr_entities, count_entities = VISIBLE and tree_add(tree, tvb(offset, limit - offset), "Entities") or tree, 0
   while offset < limit do
     count_entities = count_entities + 1
-    sub = tree_add(arr_entities, tvb(offset, limit - offset < 9 and limit - offset or 9), "Entities: EntityState")
+    sub = VISIBLE and tree_add(arr_entities, tvb(offset, limit - offset < 9 and limit - offset or 9), "Entities: EntityState") or arr_entities
     nxt = dissect_EntityState(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  tree_append_text(arr_entities, string.format(" (%d)", count_entities))
+  if VISIBLE then tree_append_text(arr_entities, string.format(" (%d)", count_entities)) end
   return offset
 end
 
@@ -621,31 +627,31 @@ end
 local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
   local item, sub, nxt, val
   if tag_payload == 1 then
-    sub = tree_add(tree, tvb(offset, n), "Payload: ReqLogin")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Payload: ReqLogin") or tree
     nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 2 then
-    sub = tree_add(tree, tvb(offset, n), "Payload: ResLogin")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Payload: ResLogin") or tree
     nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 3 then
-    sub = tree_add(tree, tvb(offset, n), "Payload: ReqJoinRoom")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Payload: ReqJoinRoom") or tree
     nxt, val = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 16 then
-    sub = tree_add(tree, tvb(offset, n), "Payload: CInput")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Payload: CInput") or tree
     nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 17 then
-    sub = tree_add(tree, tvb(offset, n), "Payload: SEntityState")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Payload: SEntityState") or tree
     nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
@@ -1403,6 +1409,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   BAD_CHECKSUM = false
   CONVERSATION = nil
   FACTS.seq, FACTS.nacks, FACTS.ping = false, 0, false

@@ -581,6 +581,12 @@ local function bounded_evict(b, skip)
   return k, v
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- Set when a checksum is wrong: the Info column says so.
 local BAD_CHECKSUM = false
 
@@ -862,54 +868,54 @@ local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
   if tag_data == 0 then
     if n > 0 then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes where none were expected", n)) end
   elseif tag_data == 1 then
-    sub = tree_add(tree, tvb(offset, n), "Data: Controllable")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Controllable") or tree
     nxt = dissect_Controllable(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Controllable; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 2 then
     if n > 0 then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes where none were expected", n)) end
   elseif tag_data == 3 then
-    sub = tree_add(tree, tvb(offset, n), "Data: Shooter")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Shooter") or tree
     nxt = dissect_Shooter(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Shooter; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 4 then
-    sub = tree_add(tree, tvb(offset, n), "Data: Health")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Health") or tree
     nxt = dissect_Health(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Health; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 5 then
-    sub = tree_add(tree, tvb(offset, n), "Data: Hitbox")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Hitbox") or tree
     nxt = dissect_Hitbox(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Hitbox; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 6 then
-    sub = tree_add(tree, tvb(offset, n), "Data: Player")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Player") or tree
     nxt = dissect_PlayerComponent(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Player; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 7 then
-    sub = tree_add(tree, tvb(offset, n), "Data: Replicated")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Replicated") or tree
     nxt = dissect_Replicated(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Replicated; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 8 then
-    sub = tree_add(tree, tvb(offset, n), "Data: MovementPattern")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: MovementPattern") or tree
     nxt = dissect_MovementPattern(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a MovementPattern; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 9 then
-    sub = tree_add(tree, tvb(offset, n), "Data: Stats")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Stats") or tree
     nxt = dissect_Stats(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Stats; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 10 then
-    sub = tree_add(tree, tvb(offset, n), "Data: Tag")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Tag") or tree
     nxt = dissect_Tag(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Tag; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 11 then
-    sub = tree_add(tree, tvb(offset, n), "Data: Transform")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Transform") or tree
     nxt = dissect_Transform(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Transform; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
@@ -953,16 +959,16 @@ local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
   -- component: The component changed (SET_COMPONENT) or removed (REMOVE_COMPONENT).
   local tag_component = v.op
   if tag_component == 2 then
-    sub = tree_add(tree, tvb(offset, 0), "Component: SetComponent")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Component: SetComponent") or tree
     nxt = dissect_SetComponent(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_component == 3 then
-    sub = tree_add(tree, tvb(offset, 0), "Component: RemoveComponent")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Component: RemoveComponent") or tree
     nxt = dissect_RemoveComponent(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif not (tag_component == 0 or tag_component == 1) then
     tree_add_proto_expert_info(tree, E.invalid, fmt("component: no case for tag %d", tag_component))
@@ -989,15 +995,15 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
   -- entries
   n = v.entry_count
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("entries: impossible count %d", n)) return nil end
-  local arr_entries, arr_start_entries = tree_add(tree, tvb(offset, 0), string.format("Entries (%d)", n)), offset
+  local arr_entries, arr_start_entries = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Entries (%d)", n)) or tree, offset
   for _ = 1, n do
-    sub = tree_add(arr_entries, tvb(offset, 0), "Entries: DeltaEntry")
+    sub = VISIBLE and tree_add(arr_entries, tvb(offset, 0), "Entries: DeltaEntry") or arr_entries
     nxt = dissect_DeltaEntry(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   end
-  tree_set_len(arr_entries, offset - arr_start_entries)
+  if VISIBLE then tree_set_len(arr_entries, offset - arr_start_entries) end
   return offset, v
 end
 
@@ -1039,10 +1045,10 @@ local function dissect_LobbyInfo(tvb, pinfo, tree, offset, limit)
   tree_add_le(tree, F["rtype_impl.lobby_info.lobby_id"], tvb(offset, 4))
   offset = offset + 4
   -- name
-  sub = tree_add(tree, tvb(offset, 0), "Name: LobbyString")
+  sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Name: LobbyString") or tree
   nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, nxt - offset)
+  if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
   if limit - offset < 1 then return truncated(tree, tvb, offset, "current_players", 1, limit - offset) end
   tree_add_le(tree, F["rtype_impl.lobby_info.current_players"], tvb(offset, 1))
@@ -1074,25 +1080,25 @@ local function dissect_ResLobbyList(tvb, pinfo, tree, offset, limit)
   -- lobbies
   n = v.count
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("lobbies: impossible count %d", n)) return nil end
-  local arr_lobbies, arr_start_lobbies = tree_add(tree, tvb(offset, 0), string.format("Lobbies (%d)", n)), offset
+  local arr_lobbies, arr_start_lobbies = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Lobbies (%d)", n)) or tree, offset
   for _ = 1, n do
-    sub = tree_add(arr_lobbies, tvb(offset, 0), "Lobbies: LobbyInfo")
+    sub = VISIBLE and tree_add(arr_lobbies, tvb(offset, 0), "Lobbies: LobbyInfo") or arr_lobbies
     nxt = dissect_LobbyInfo(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   end
-  tree_set_len(arr_lobbies, offset - arr_start_lobbies)
+  if VISIBLE then tree_set_len(arr_lobbies, offset - arr_start_lobbies) end
   return offset, v
 end
 
 local function dissect_ReqCreateLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- name
-  sub = tree_add(tree, tvb(offset, 0), "Name: LobbyString")
+  sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Name: LobbyString") or tree
   nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, nxt - offset)
+  if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
   if limit - offset < 1 then return truncated(tree, tvb, offset, "max_players", 1, limit - offset) end
   tree_add_le(tree, F["rtype_impl.req_create_lobby.max_players"], tvb(offset, 1))
@@ -1113,10 +1119,10 @@ local function dissect_ResCreateLobby(tvb, pinfo, tree, offset, limit)
   tree_add_le(tree, F["rtype_impl.res_create_lobby.port"], tvb(offset, 2))
   offset = offset + 2
   -- error_message: Always present, empty on success.
-  sub = tree_add(tree, tvb(offset, 0), "Error message: LobbyString")
+  sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Error message: LobbyString") or tree
   nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, nxt - offset)
+  if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
   return offset
 end
@@ -1139,10 +1145,10 @@ local function dissect_ResJoinLobby(tvb, pinfo, tree, offset, limit)
   tree_add_le(tree, F["rtype_impl.res_join_lobby.port"], tvb(offset, 2))
   offset = offset + 2
   -- error_message: Always present, empty on success.
-  sub = tree_add(tree, tvb(offset, 0), "Error message: LobbyString")
+  sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Error message: LobbyString") or tree
   nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, nxt - offset)
+  if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
   return offset
 end
@@ -1180,7 +1186,7 @@ local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, 
   local item, sub, nxt, val
   local case_payload = CASES_Packet_payload[tag_payload]
   if case_payload ~= nil then
-    sub = tree_add(tree, tvb(offset, n), case_payload[1])
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), case_payload[1]) or tree
     nxt, val = case_payload[2](tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
@@ -1942,6 +1948,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   BAD_CHECKSUM = false
   CONVERSATION = nil
   FACTS.seq, FACTS.nacks, FACTS.ping = false, 0, false

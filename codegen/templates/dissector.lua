@@ -364,6 +364,14 @@ local JOIN_WAITING = 4096
 -- The summaries (info:) of the types read in this message, in order, for the Info column.
 local INFO_TAIL = ""
 {%- endif %}
+{%- if labelled_subtrees %}
+
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+{%- endif %}
 {%- if app_points %}
 
 -- Application dissectors (a game's messages) register in this table by message id; a payload
@@ -602,6 +610,9 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+{%- if labelled_subtrees %}
+  VISIBLE = root.visible
+{%- endif %}
 {%- if has_state %}
   LISTS = {}
   REST_TAKEN = false

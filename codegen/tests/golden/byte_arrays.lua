@@ -193,6 +193,12 @@ local function utf8_valid(s)
   return true
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -257,22 +263,22 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   -- players
   n = v.players_size
   if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("players_size says %d bytes of players, %d remain", n, limit - offset)) return nil end
-  local arr_players, count_players, outer_limit_players = tree_add(tree, tvb(offset, n), "Players"), 0, limit
+  local arr_players, count_players, outer_limit_players = VISIBLE and tree_add(tree, tvb(offset, n), "Players") or tree, 0, limit
   limit = offset + n
   while offset < limit do
     count_players = count_players + 1
-    sub = tree_add(arr_players, tvb(offset, 0), "Players: Player")
+    sub = VISIBLE and tree_add(arr_players, tvb(offset, 0), "Players: Player") or arr_players
     nxt = dissect_Player(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   end
   limit = outer_limit_players
-  tree_append_text(arr_players, string.format(" (%d)", count_players))
+  if VISIBLE then tree_append_text(arr_players, string.format(" (%d)", count_players)) end
   -- scores
   n = ((4 * v.scores_words) - 4)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "scores", n, limit - offset) end
-  local arr_scores, count_scores, outer_limit_scores = tree_add(tree, tvb(offset, n), "Scores"), 0, limit
+  local arr_scores, count_scores, outer_limit_scores = VISIBLE and tree_add(tree, tvb(offset, n), "Scores") or tree, 0, limit
   limit = offset + n
   while offset < limit do
     count_scores = count_scores + 1
@@ -281,11 +287,11 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
     offset = offset + 4
   end
   limit = outer_limit_scores
-  tree_append_text(arr_scores, string.format(" (%d)", count_scores))
+  if VISIBLE then tree_append_text(arr_scores, string.format(" (%d)", count_scores)) end
   -- flags
   n = 2
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "flags", n, limit - offset) end
-  local arr_flags, count_flags, outer_limit_flags = tree_add(tree, tvb(offset, n), "Flags"), 0, limit
+  local arr_flags, count_flags, outer_limit_flags = VISIBLE and tree_add(tree, tvb(offset, n), "Flags") or tree, 0, limit
   limit = offset + n
   while offset < limit do
     count_flags = count_flags + 1
@@ -294,27 +300,27 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
     offset = offset + 1
   end
   limit = outer_limit_flags
-  tree_append_text(arr_flags, string.format(" (%d)", count_flags))
+  if VISIBLE then tree_append_text(arr_flags, string.format(" (%d)", count_flags)) end
   -- entries: Each entry preceded by its size: a reader skips kinds it does not know
   if limit - offset < 1 then return truncated(tree, tvb, offset, "entries length", 1, limit - offset) end
   tree_add_le(tree, F["byte_arrays.entries.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("entries: impossible count %d", n)) return nil end
-  local arr_entries, arr_start_entries = tree_add(tree, tvb(offset, 0), string.format("Entries (%d)", n)), offset
+  local arr_entries, arr_start_entries = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Entries (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_entries, tvb, offset, "entries length", 2, limit - offset) end
     tree_add_le(arr_entries, F["byte_arrays.entries.element.length"], tvb(offset, 2))
     n = tvb(offset, 2):le_uint()
     offset = offset + 2
     if limit - offset < n then return truncated(arr_entries, tvb, offset, "entries", n, limit - offset) end
-    sub = tree_add(arr_entries, tvb(offset, n), "Entries: Entry")
+    sub = VISIBLE and tree_add(arr_entries, tvb(offset, n), "Entries: Entry") or arr_entries
     nxt = dissect_Entry(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("entries: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
   end
-  tree_set_len(arr_entries, offset - arr_start_entries)
+  if VISIBLE then tree_set_len(arr_entries, offset - arr_start_entries) end
   -- cell_size
   if limit - offset < 1 then return truncated(tree, tvb, offset, "cell_size", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -328,24 +334,24 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   -- cells
   n = 2
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("cells: impossible count %d", n)) return nil end
-  local arr_cells, arr_start_cells = tree_add(tree, tvb(offset, 0), string.format("Cells (%d)", n)), offset
+  local arr_cells, arr_start_cells = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Cells (%d)", n)) or tree, offset
   for _ = 1, n do
     n = v.cell_size
     if limit - offset < n then tree_add_proto_expert_info(arr_cells, E.length, fmt("cell_size says %d bytes of cells, %d remain", n, limit - offset)) return nil end
-    sub = tree_add(arr_cells, tvb(offset, n), "Cells: Cell")
+    sub = VISIBLE and tree_add(arr_cells, tvb(offset, n), "Cells: Cell") or arr_cells
     nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("cells: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
   end
-  tree_set_len(arr_cells, offset - arr_start_cells)
+  if VISIBLE then tree_set_len(arr_cells, offset - arr_start_cells) end
   -- origin
   if limit - offset < 1 then return truncated(tree, tvb, offset, "origin length", 1, limit - offset) end
   tree_add_le(tree, F["byte_arrays.origin.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "origin", n, limit - offset) end
-  sub = tree_add(tree, tvb(offset, n), "Origin: Cell")
+  sub = VISIBLE and tree_add(tree, tvb(offset, n), "Origin: Cell") or tree
   nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
   if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("origin: %d bytes left unread", offset + n - nxt)) end
@@ -361,13 +367,13 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   n = val
   if limit - offset < n then return truncated(tree, tvb, offset, "home", n, limit - offset) end
-  sub = tree_add(tree, tvb(offset, n), "Home: Cell")
+  sub = VISIBLE and tree_add(tree, tvb(offset, n), "Home: Cell") or tree
   nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
   if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("home: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- notes
-  local arr_notes, count_notes = tree_add(tree, tvb(offset, limit - offset), "Notes"), 0
+  local arr_notes, count_notes = VISIBLE and tree_add(tree, tvb(offset, limit - offset), "Notes") or tree, 0
   while offset < limit do
     count_notes = count_notes + 1
     val, n = read_leb128(tvb, offset * 8, limit * 8)
@@ -378,13 +384,13 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
     offset = offset + n
     n = val:tonumber()
     if limit - offset < n then return truncated(arr_notes, tvb, offset, "notes", n, limit - offset) end
-    sub = tree_add(arr_notes, tvb(offset, n), "Notes: Entry")
+    sub = VISIBLE and tree_add(arr_notes, tvb(offset, n), "Notes: Entry") or arr_notes
     nxt = dissect_Entry(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("notes: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
   end
-  tree_append_text(arr_notes, string.format(" (%d)", count_notes))
+  if VISIBLE then tree_append_text(arr_notes, string.format(" (%d)", count_notes)) end
   return offset, v
 end
 
@@ -477,6 +483,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

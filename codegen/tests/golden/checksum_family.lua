@@ -255,6 +255,12 @@ local function utf8_valid(s)
   return true
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- Set when a checksum is wrong: the Info column says so.
 local BAD_CHECKSUM = false
 
@@ -391,13 +397,13 @@ local function dissect_Words(tvb, pinfo, tree, offset, limit)
   n = tvb(offset, 1):uint()
   offset = offset + 1
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
-  local arr_values, arr_start_values = tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)), offset
+  local arr_values, arr_start_values = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_values, tvb, offset, "values", 2, limit - offset) end
     tree_add(arr_values, F["checksum_family.words.values"], tvb(offset, 2))
     offset = offset + 2
   end
-  tree_set_len(arr_values, offset - arr_start_values)
+  if VISIBLE then tree_set_len(arr_values, offset - arr_start_values) end
   local end_values = offset
   -- short
   cs_at_short = offset
@@ -514,12 +520,12 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("length says %d bytes of body, %d remain", n, limit - offset)) return nil end
   local tag_body = v.kind
   if tag_body == 1 then
-    sub = tree_add(tree, tvb(offset, n), "Body: Sums")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Body: Sums") or tree
     nxt = dissect_Sums(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Sums; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   elseif tag_body == 2 then
-    sub = tree_add(tree, tvb(offset, n), "Body: Words")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Body: Words") or tree
     nxt = dissect_Words(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Words; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
@@ -633,6 +639,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   BAD_CHECKSUM = false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok and BAD_CHECKSUM then info = info .. " [bad checksum]" end

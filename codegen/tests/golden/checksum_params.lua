@@ -242,6 +242,12 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- Set when a checksum is wrong: the Info column says so.
 local BAD_CHECKSUM = false
 
@@ -319,10 +325,10 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.kind
   if tag_body == 1 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Inner")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Inner") or tree
     nxt = dissect_Inner(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     item = tree_add(tree, F["checksum_params.body"], tvb(offset, limit - offset))
@@ -423,6 +429,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   BAD_CHECKSUM = false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok and BAD_CHECKSUM then info = info .. " [bad checksum]" end

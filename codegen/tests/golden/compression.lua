@@ -213,6 +213,12 @@ local function utf8_valid(s)
   return true
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -250,15 +256,15 @@ local function dissect_World(tvb, pinfo, tree, offset, limit)
   -- entities
   n = v.count
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("entities: impossible count %d", n)) return nil end
-  local arr_entities, arr_start_entities = tree_add(tree, tvb(offset, 0), string.format("Entities (%d)", n)), offset
+  local arr_entities, arr_start_entities = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Entities (%d)", n)) or tree, offset
   for _ = 1, n do
-    sub = tree_add(arr_entities, tvb(offset, 0), "Entities: Entity")
+    sub = VISIBLE and tree_add(arr_entities, tvb(offset, 0), "Entities: Entity") or arr_entities
     nxt = dissect_Entity(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   end
-  tree_set_len(arr_entities, offset - arr_start_entities)
+  if VISIBLE then tree_set_len(arr_entities, offset - arr_start_entities) end
   return offset, v
 end
 
@@ -448,6 +454,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

@@ -99,6 +99,12 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -124,13 +130,13 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   v.element_size = val
   offset = offset + 1
   -- items
-  local arr_items, count_items = tree_add(tree, tvb(offset, limit - offset), "Items"), 0
+  local arr_items, count_items = VISIBLE and tree_add(tree, tvb(offset, limit - offset), "Items") or tree, 0
   while offset < limit do
     count_items = count_items + 1
     local before_items = offset
     n = v.element_size
     if limit - offset < n then tree_add_proto_expert_info(arr_items, E.length, fmt("element_size says %d bytes of items, %d remain", n, limit - offset)) return nil end
-    sub = tree_add(arr_items, tvb(offset, n), "Items: Item")
+    sub = VISIBLE and tree_add(arr_items, tvb(offset, n), "Items: Item") or arr_items
     nxt = dissect_Item(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("items: %d bytes left unread", offset + n - nxt)) end
@@ -140,7 +146,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
       break
     end
   end
-  tree_append_text(arr_items, string.format(" (%d)", count_items))
+  if VISIBLE then tree_append_text(arr_items, string.format(" (%d)", count_items)) end
   return offset, v
 end
 
@@ -233,6 +239,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

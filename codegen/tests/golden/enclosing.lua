@@ -288,6 +288,12 @@ end
 -- crate's joiner holds at most 4096 parts: past it the oldest is forgotten, and said.
 local JOIN_WAITING = 4096
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -354,16 +360,16 @@ local function dissect_Original(tvb, pinfo, tree, offset, limit)
   -- body: Client and server number their commands apart.
   local tag_body = pick(from_client(pinfo), v.command, (v.command + 0x1000))
   if tag_body == 1 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Init")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Init") or tree
     nxt = dissect_Init(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 4098 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Hello")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Hello") or tree
     nxt = dissect_Hello(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     item = tree_add(tree, F["enclosing.original.body"], tvb(offset, limit - offset))
@@ -519,22 +525,22 @@ local function dissect_Reliable(tvb, pinfo, tree, offset, limit)
   -- inner
   local tag_inner = v.inner_kind
   if tag_inner == 0 then
-    sub = tree_add(tree, tvb(offset, 0), "Inner: Control")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Inner: Control") or tree
     nxt = dissect_Control(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_inner == 1 then
-    sub = tree_add(tree, tvb(offset, 0), "Inner: Original")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Inner: Original") or tree
     nxt = dissect_Original(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_inner == 2 then
-    sub = tree_add(tree, tvb(offset, 0), "Inner: Split")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Inner: Split") or tree
     nxt = dissect_Split(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("inner: no case for tag %d", tag_inner))
@@ -557,28 +563,28 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.kind
   if tag_body == 0 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Control")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Control") or tree
     nxt = dissect_Control(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Original")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Original") or tree
     nxt = dissect_Original(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Split")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Split") or tree
     nxt = dissect_Split(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 3 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Reliable")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Reliable") or tree
     nxt = dissect_Reliable(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -613,10 +619,10 @@ local function dissect_Datagram(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   ENCLOSING[1] = v.channel
   -- packet
-  sub = tree_add(tree, tvb(offset, 0), "Packet: Packet")
+  sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Packet: Packet") or tree
   nxt = dissect_Packet(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, nxt - offset)
+  if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
   return offset, v
 end
@@ -717,6 +723,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   INFO_SUFFIX = ""
   CONVERSATION = nil
   local ok, info = pcall(dissect_message, tvb, pinfo, root)

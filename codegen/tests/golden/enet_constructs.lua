@@ -118,6 +118,12 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -148,13 +154,13 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   -- items
   n = pick(v.wide, (v.n * 2), v.n)
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("items: impossible count %d", n)) return nil end
-  local arr_items, arr_start_items = tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)), offset
+  local arr_items, arr_start_items = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_items, tvb, offset, "items", 2, limit - offset) end
     tree_add(arr_items, F["enet_constructs.command.items"], tvb(offset, 2))
     offset = offset + 2
   end
-  tree_set_len(arr_items, offset - arr_start_items)
+  if VISIBLE then tree_set_len(arr_items, offset - arr_start_items) end
   -- extra
   if pick((v.n > 4), v.wide, (v.n == 0)) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "extra", 1, limit - offset) end
@@ -216,19 +222,19 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = (v.reliable and 1 or 0)
   if tag_body == 1 then
-    local arr_body = tree_add(tree, tvb(offset, limit - offset), "Body: Commands")
+    local arr_body = VISIBLE and tree_add(tree, tvb(offset, limit - offset), "Body: Commands") or tree
     while offset < limit do
-      sub = tree_add(arr_body, tvb(offset, 0), "Command")
+      sub = VISIBLE and tree_add(arr_body, tvb(offset, 0), "Command") or arr_body
       nxt = dissect_Command(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
-      tree_set_len(sub, nxt - offset)
+      if VISIBLE then tree_set_len(sub, nxt - offset) end
       offset = nxt
     end
   elseif tag_body == 0 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Unreliable")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Unreliable") or tree
     nxt = dissect_Unreliable(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -326,6 +332,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

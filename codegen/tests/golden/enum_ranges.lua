@@ -143,6 +143,12 @@ local function enum_name(vs, v, unknown)
   return vs[v] or fmt(unknown, v)
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
@@ -180,16 +186,16 @@ local function dissect_Shot(tvb, pinfo, tree, offset, limit)
   -- extra
   local tag_extra = v.weapon
   if (tag_extra >= 1 and tag_extra <= 6) then
-    sub = tree_add(tree, tvb(offset, 0), "Extra: Pistol")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Extra: Pistol") or tree
     nxt = dissect_Ammo(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif (tag_extra >= 16 and tag_extra <= 31) then
-    sub = tree_add(tree, tvb(offset, 0), "Extra: Rifle")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Extra: Rifle") or tree
     nxt = dissect_Ammo(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_extra ~= 32 then
     item = tree_add(tree, F["enum_ranges.extra"], tvb(offset, limit - offset))
@@ -296,6 +302,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

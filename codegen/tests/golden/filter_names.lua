@@ -115,6 +115,12 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -178,7 +184,7 @@ end
 local function dissect_Aim_as_sight(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, range
   -- target
-  sub = tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Target: Vec3")
+  sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Target: Vec3") or tree
   nxt = dissect_Vec3(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
@@ -196,17 +202,17 @@ local function dissect_Body(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt
   local v = {}
   -- position
-  sub = tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Position: Vec3")
+  sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Position: Vec3") or tree
   nxt = dissect_Vec3_as_position(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- velocity
-  sub = tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Velocity: Vec3")
+  sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Velocity: Vec3") or tree
   nxt = dissect_Vec3_as_velocity(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- spin
-  sub = tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Spin: Vec3")
+  sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Spin: Vec3") or tree
   nxt = dissect_Vec3(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
@@ -216,16 +222,16 @@ local function dissect_Body(tvb, pinfo, tree, offset, limit)
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("route: impossible count %d", n)) return nil end
-  local arr_route, arr_start_route = tree_add(tree, tvb(offset, 0), string.format("Route (%d)", n)), offset
+  local arr_route, arr_start_route = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Route (%d)", n)) or tree, offset
   for _ = 1, n do
-    sub = tree_add(arr_route, tvb(offset, limit - offset < 10 and limit - offset or 10), "Route: Vec3")
+    sub = VISIBLE and tree_add(arr_route, tvb(offset, limit - offset < 10 and limit - offset or 10), "Route: Vec3") or arr_route
     nxt = dissect_Vec3_as_waypoint(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  tree_set_len(arr_route, offset - arr_start_route)
+  if VISIBLE then tree_set_len(arr_route, offset - arr_start_route) end
   -- look
-  sub = tree_add(tree, tvb(offset, limit - offset < 11 and limit - offset or 11), "Look: Aim")
+  sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 11 and limit - offset or 11), "Look: Aim") or tree
   nxt = dissect_Aim_as_sight(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
@@ -321,6 +327,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

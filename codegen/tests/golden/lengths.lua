@@ -140,6 +140,12 @@ local function utf8_valid(s)
   return true
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -195,27 +201,27 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   -- items
   n = v.count
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("items: impossible count %d", n)) return nil end
-  local arr_items, arr_start_items = tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)), offset
+  local arr_items, arr_start_items = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)) or tree, offset
   for _ = 1, n do
-    sub = tree_add(arr_items, tvb(offset, limit - offset < 2 and limit - offset or 2), "Items: Item")
+    sub = VISIBLE and tree_add(arr_items, tvb(offset, limit - offset < 2 and limit - offset or 2), "Items: Item") or arr_items
     nxt = dissect_Item(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  tree_set_len(arr_items, offset - arr_start_items)
+  if VISIBLE then tree_set_len(arr_items, offset - arr_start_items) end
   -- words
   if limit - offset < 1 then return truncated(tree, tvb, offset, "words length", 1, limit - offset) end
   tree_add(tree, F["lengths.words.length"], tvb(offset, 1))
   n = tvb(offset, 1):uint()
   offset = offset + 1
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("words: impossible count %d", n)) return nil end
-  local arr_words, arr_start_words = tree_add(tree, tvb(offset, 0), string.format("Words (%d)", n)), offset
+  local arr_words, arr_start_words = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Words (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_words, tvb, offset, "words", 2, limit - offset) end
     tree_add(arr_words, F["lengths.words"], tvb(offset, 2))
     offset = offset + 2
   end
-  tree_set_len(arr_words, offset - arr_start_words)
+  if VISIBLE then tree_set_len(arr_words, offset - arr_start_words) end
   -- inner_len
   if limit - offset < 1 then return truncated(tree, tvb, offset, "inner_len", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -226,20 +232,20 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   -- inner
   n = v.inner_len
   if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("inner_len says %d bytes of inner, %d remain", n, limit - offset)) return nil end
-  sub = tree_add(tree, tvb(offset, n), "Inner: Item")
+  sub = VISIBLE and tree_add(tree, tvb(offset, n), "Inner: Item") or tree
   nxt = dissect_Item(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
   if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("inner: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- rest
-  local arr_rest, count_rest = tree_add(tree, tvb(offset, limit - offset), "Rest"), 0
+  local arr_rest, count_rest = VISIBLE and tree_add(tree, tvb(offset, limit - offset), "Rest") or tree, 0
   while offset < limit do
     count_rest = count_rest + 1
     if limit - offset < 1 then return truncated(arr_rest, tvb, offset, "rest", 1, limit - offset) end
     tree_add(arr_rest, F["lengths.rest"], tvb(offset, 1))
     offset = offset + 1
   end
-  tree_append_text(arr_rest, string.format(" (%d)", count_rest))
+  if VISIBLE then tree_append_text(arr_rest, string.format(" (%d)", count_rest)) end
   return offset, v
 end
 
@@ -332,6 +338,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

@@ -155,6 +155,12 @@ local function utf8_valid(s)
   return true
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -265,24 +271,24 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local tag_body = v.code
   local case_body = CASES_Command_body[tag_body]
   if case_body ~= nil then
-    sub = tree_add(tree, tvb(offset, 0), case_body[1])
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_body[1]) or tree
     nxt = case_body[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif (tag_body >= 16 and tag_body <= 31) then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Dash")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Dash") or tree
     nxt = dissect_Move(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 33 then
-    local arr_body = tree_add(tree, tvb(offset, limit - offset), "Body: Turns")
+    local arr_body = VISIBLE and tree_add(tree, tvb(offset, limit - offset), "Body: Turns") or tree
     while offset < limit do
-      sub = tree_add(arr_body, tvb(offset, 0), "Turn")
+      sub = VISIBLE and tree_add(arr_body, tvb(offset, 0), "Turn") or arr_body
       nxt = dissect_Turn(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
-      tree_set_len(sub, nxt - offset)
+      if VISIBLE then tree_set_len(sub, nxt - offset) end
       offset = nxt
     end
   elseif tag_body ~= 32 then
@@ -382,6 +388,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

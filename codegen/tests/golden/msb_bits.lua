@@ -288,6 +288,12 @@ local function utf8_valid(s)
   return true
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -398,10 +404,10 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   tree_add(tree, F["msb_bits.precise"], bit_range(tvb, offset, 64), val)
   offset = offset + 64
   -- origin
-  sub = tree_add(tree, tvb(floor(offset / 8), 0), "Origin: Point")
+  sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Origin: Point") or tree
   nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+  if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   -- path
   if limit - offset < 3 then return truncated_bits(tree, tvb, offset, "path", 3, limit - offset) end
@@ -411,10 +417,10 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   offset = offset + 3
   n = val
   for _ = 1, n do
-    sub = tree_add(tree, tvb(floor(offset / 8), 0), "Path: Point")
+    sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Path: Point") or tree
     nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, ceil8(nxt) - floor(offset / 8))
+    if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   end
   -- label
@@ -523,6 +529,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

@@ -179,6 +179,12 @@ local function utf8_valid(s)
   return true
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -277,11 +283,11 @@ local function dissect_Record(tvb, pinfo, tree, offset, limit)
   if n == 0 then tree_set_text(item, "Spare: <empty>") end
   offset = offset + n
   -- mode
-  sub = tree_add(tree, tvb(offset, 0), "Mode: Mode")
+  sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Mode: Mode") or tree
   nxt = dissect_Mode(tvb, pinfo, sub, (offset) * 8, (limit) * 8)
   if nxt == nil then return nil end
   nxt = ceil8(nxt)
-  tree_set_len(sub, nxt - offset)
+  if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
   -- entries
   if limit - offset < 1 then return truncated(tree, tvb, offset, "entries length", 1, limit - offset) end
@@ -289,20 +295,20 @@ local function dissect_Record(tvb, pinfo, tree, offset, limit)
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("entries: impossible count %d", n)) return nil end
-  local arr_entries, arr_start_entries = tree_add(tree, tvb(offset, 0), string.format("Entries (%d)", n)), offset
+  local arr_entries, arr_start_entries = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Entries (%d)", n)) or tree, offset
   for _ = 1, n do
-    sub = tree_add(arr_entries, tvb(offset, 0), "Entries: Entry")
+    sub = VISIBLE and tree_add(arr_entries, tvb(offset, 0), "Entries: Entry") or arr_entries
     nxt = dissect_Entry(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   end
-  tree_set_len(arr_entries, offset - arr_start_entries)
+  if VISIBLE then tree_set_len(arr_entries, offset - arr_start_entries) end
   -- tail
-  sub = tree_add(tree, tvb(offset, 0), "Tail: Tail")
+  sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Tail: Tail") or tree
   nxt = dissect_Tail(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, nxt - offset)
+  if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
   return offset, v
 end
@@ -396,6 +402,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

@@ -105,6 +105,12 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -122,13 +128,13 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   -- items
   n = (16 - v.array_size)
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("items: impossible count %d", n)) return nil end
-  local arr_items, arr_start_items = tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)), offset
+  local arr_items, arr_start_items = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 1 then return truncated(arr_items, tvb, offset, "items", 1, limit - offset) end
     tree_add_le(arr_items, F["positions.items"], tvb(offset, 1))
     offset = offset + 1
   end
-  tree_set_len(arr_items, offset - arr_start_items)
+  if VISIBLE then tree_set_len(arr_items, offset - arr_start_items) end
   -- body
   n = ((limit - offset) - 2)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "body", n, limit - offset) end
@@ -230,6 +236,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

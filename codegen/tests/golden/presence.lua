@@ -206,6 +206,12 @@ local function utf8_valid(s)
   return true
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -346,19 +352,19 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
     offset = offset + 1
   end
   -- motion
-  sub = tree_add(tree, tvb(offset, 0), "Motion: Motion")
+  sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Motion: Motion") or tree
   nxt = dissect_Motion(tvb, pinfo, sub, (offset) * 8, (limit) * 8)
   if nxt == nil then return nil end
   nxt = ceil8(nxt)
-  tree_set_len(sub, nxt - offset)
+  if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
   -- body
   local tag_body = v.kind
   if tag_body == 2 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Data")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Data") or tree
     nxt = dissect_Data(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif not (tag_body == 1 or tag_body == 3) then
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -456,6 +462,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

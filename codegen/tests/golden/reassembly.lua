@@ -256,6 +256,12 @@ local function bounded_evict(b, skip)
   return k, v
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -279,7 +285,7 @@ end
 local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
   local item, sub, nxt, val
   if tag_payload == 1 then
-    sub = tree_add(tree, tvb(offset, n), "Payload: Hello")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Payload: Hello") or tree
     nxt, val = dissect_Hello(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
@@ -574,6 +580,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   CONVERSATION = nil
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then

@@ -263,6 +263,12 @@ local function bounded_evict(b, skip)
   return k, v
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- What the datagram being dissected tells the netcode analysis, set by the types that carry it
 -- (one table, emptied per message: its own number, the acks as parallel lists, a ping id).
 local FACTS = { seq = false, nacks = 0, ack_ch = {}, ack_n = {}, ack_part = {}, ack_cum = {}, ping = false }
@@ -427,16 +433,16 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.form
   if tag_body == 0 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Ping")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ping") or tree
     nxt = dissect_Ping(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Pong")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Pong") or tree
     nxt = dissect_Pong(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -466,28 +472,28 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.kind
   if tag_body == 0 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Data")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Data") or tree
     nxt = dissect_Data(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 1 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Ack")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ack") or tree
     nxt = dissect_Ack(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Notify")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Notify") or tree
     nxt = dissect_Notify(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 3 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Ping")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ping") or tree
     nxt = dissect_Heartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -977,6 +983,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   CONVERSATION = nil
   FACTS.seq, FACTS.nacks, FACTS.ping = false, 0, false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)

@@ -147,6 +147,12 @@ local function utf8_valid(s)
   return true
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -187,15 +193,15 @@ end
 local function dissect_Some(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- value
-  sub = tree_add(tree, tvb(offset, limit - offset < 1 and limit - offset or 1), "Value: Option")
+  sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 1 and limit - offset or 1), "Value: Option") or tree
   nxt = dissect_Option(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- cow
-  sub = tree_add(tree, tvb(offset, 0), "Cow: Cow")
+  sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Cow: Cow") or tree
   nxt = dissect_Cow(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  tree_set_len(sub, nxt - offset)
+  if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
   return offset
 end
@@ -210,7 +216,7 @@ end
 local function dissect_Reader(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt
   -- error
-  sub = tree_add(tree, tvb(offset, limit - offset < 2 and limit - offset or 2), "Error: EncodeError")
+  sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 2 and limit - offset or 2), "Error: EncodeError") or tree
   nxt = dissect_EncodeError(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
@@ -256,27 +262,27 @@ local function dissect_Codec(tvb, pinfo, tree, offset, limit)
   -- tail
   n = 2
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("tail: impossible count %d", n)) return nil end
-  local arr_tail, arr_start_tail = tree_add(tree, tvb(offset, 0), string.format("Tail (%d)", n)), offset
+  local arr_tail, arr_start_tail = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Tail (%d)", n)) or tree, offset
   for _ = 1, n do
-    sub = tree_add(arr_tail, tvb(offset, limit - offset < 2 and limit - offset or 2), "Tail: Vec")
+    sub = VISIBLE and tree_add(arr_tail, tvb(offset, limit - offset < 2 and limit - offset or 2), "Tail: Vec") or arr_tail
     nxt = dissect_Vec(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  tree_set_len(arr_tail, offset - arr_start_tail)
+  if VISIBLE then tree_set_len(arr_tail, offset - arr_start_tail) end
   -- body
   local tag_body = v.kind
   if tag_body == 1 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Some")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Some") or tree
     nxt = dissect_Some(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Ok")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ok") or tree
     nxt = dissect_Reader(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body ~= 0 then
     item = tree_add(tree, F["reserved_names.body"], tvb(offset, limit - offset))
@@ -375,6 +381,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

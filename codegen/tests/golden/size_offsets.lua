@@ -115,6 +115,12 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -155,13 +161,13 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- ids
   n = (v.last_index + 1)
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("ids: impossible count %d", n)) return nil end
-  local arr_ids, arr_start_ids = tree_add(tree, tvb(offset, 0), string.format("Ids (%d)", n)), offset
+  local arr_ids, arr_start_ids = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Ids (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_ids, tvb, offset, "ids", 2, limit - offset) end
     tree_add(arr_ids, F["size_offsets.ids"], tvb(offset, 2))
     offset = offset + 2
   end
-  tree_set_len(arr_ids, offset - arr_start_ids)
+  if VISIBLE then tree_set_len(arr_ids, offset - arr_start_ids) end
   -- words
   if limit - offset < 1 then return truncated(tree, tvb, offset, "words", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -172,7 +178,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- block
   n = (4 * v.words)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "block", n, limit - offset) end
-  sub = tree_add(tree, tvb(offset, n), "Block: Block")
+  sub = VISIBLE and tree_add(tree, tvb(offset, n), "Block: Block") or tree
   nxt = dissect_Block(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
   if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("block: %d bytes left unread", offset + n - nxt)) end
@@ -187,13 +193,13 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- slots
   n = (8 - v.free)
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("slots: impossible count %d", n)) return nil end
-  local arr_slots, arr_start_slots = tree_add(tree, tvb(offset, 0), string.format("Slots (%d)", n)), offset
+  local arr_slots, arr_start_slots = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Slots (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 1 then return truncated(arr_slots, tvb, offset, "slots", 1, limit - offset) end
     tree_add(arr_slots, F["size_offsets.slots"], tvb(offset, 1))
     offset = offset + 1
   end
-  tree_set_len(arr_slots, offset - arr_start_slots)
+  if VISIBLE then tree_set_len(arr_slots, offset - arr_start_slots) end
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -213,7 +219,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "body", n, limit - offset) end
   local tag_body = v.kind
   if tag_body == 1 then
-    sub = tree_add(tree, tvb(offset, n), "Body: Block")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Body: Block") or tree
     nxt = dissect_Block(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Block; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
@@ -317,6 +323,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

@@ -194,6 +194,12 @@ local function utf8_valid(s)
   return true
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -243,7 +249,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if limit - offset < n then return truncated(tree, tvb, offset, "inner", n, limit - offset) end
   local tag_inner = v.kind
   if tag_inner == 1 then
-    sub = tree_add(tree, tvb(offset, n), "Inner: Inner")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Inner: Inner") or tree
     nxt = dissect_Inner(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("inner: %d bytes do not hold a Inner; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("inner: %d bytes left unread", offset + n - nxt)) end
@@ -270,7 +276,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if limit - offset < n then return truncated(tree, tvb, offset, "other", n, limit - offset) end
   local tag_other = v.kind2
   if tag_other == 1 then
-    sub = tree_add(tree, tvb(offset, n), "Other: Inner")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Other: Inner") or tree
     nxt = dissect_Inner(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("other: %d bytes do not hold a Inner; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("other: %d bytes left unread", offset + n - nxt)) end
@@ -291,7 +297,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "fixed", n, limit - offset) end
   local tag_fixed = v.kind3
   if tag_fixed == 1 then
-    sub = tree_add(tree, tvb(offset, n), "Fixed: Pair")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Fixed: Pair") or tree
     nxt = dissect_Pair(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("fixed: %d bytes do not hold a Pair; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("fixed: %d bytes left unread", offset + n - nxt)) end
@@ -392,6 +398,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

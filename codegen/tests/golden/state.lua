@@ -281,6 +281,12 @@ local function list_item(t, i)
   return list[i + 1]
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -313,16 +319,16 @@ local function dissect_Typed(tvb, pinfo, tree, offset, limit)
   -- value
   local tag_value = v.kind
   if tag_value == 0 then
-    sub = tree_add(tree, tvb(offset, 0), "Value: Byte")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Value: Byte") or tree
     nxt = dissect_Byte(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_value == 1 then
-    sub = tree_add(tree, tvb(offset, 0), "Value: Word")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Value: Word") or tree
     nxt = dissect_Word(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("value: no case for tag %d", tag_value))
@@ -352,16 +358,16 @@ local function dissect_Announce(tvb, pinfo, tree, offset, limit)
   v.values = {}
   n = v.count
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
-  local arr_values, arr_start_values = tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)), offset
+  local arr_values, arr_start_values = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)) or tree, offset
   for _ = 1, n do
-    sub = tree_add(arr_values, tvb(offset, 0), "Values: Typed")
+    sub = VISIBLE and tree_add(arr_values, tvb(offset, 0), "Values: Typed") or arr_values
     nxt, val = dissect_Typed(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     v.values[#v.values + 1] = val
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   end
-  tree_set_len(arr_values, offset - arr_start_values)
+  if VISIBLE then tree_set_len(arr_values, offset - arr_start_values) end
   -- Remember the kinds announced for this link.
   do
     local list = {}
@@ -385,16 +391,16 @@ local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
   local tag_value = list_item(1, v.index)
   if tag_value == nil then tree_add_proto_expert_info(tree, E.no_state, "value: its type is not in the list announced earlier") return nil end
   if tag_value == 0 then
-    sub = tree_add(tree, tvb(offset, 0), "Value: Byte")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Value: Byte") or tree
     nxt = dissect_Byte(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_value == 1 then
-    sub = tree_add(tree, tvb(offset, 0), "Value: Word")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Value: Word") or tree
     nxt = dissect_Word(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("value: no case for tag %d", tag_value))
@@ -432,18 +438,18 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   if known_values then
     n = v.count
     if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
-    local arr_values, arr_start_values, count_values = tree_add(tree, tvb(offset, 0), "Values"), offset, 0
+    local arr_values, arr_start_values, count_values = VISIBLE and tree_add(tree, tvb(offset, 0), "Values") or tree, offset, 0
     for _ = 1, n do
       count_values = count_values + 1
-      sub = tree_add(arr_values, tvb(offset, 0), "Values: Indexed")
+      sub = VISIBLE and tree_add(arr_values, tvb(offset, 0), "Values: Indexed") or arr_values
       nxt = dissect_Indexed(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
-      tree_set_len(sub, nxt - offset)
+      if VISIBLE then tree_set_len(sub, nxt - offset) end
       offset = nxt
       if REST_TAKEN then break end
     end
-    tree_set_len(arr_values, offset - arr_start_values)
-    tree_append_text(arr_values, string.format(" (%d)", count_values))
+    if VISIBLE then tree_set_len(arr_values, offset - arr_start_values) end
+    if VISIBLE then tree_append_text(arr_values, string.format(" (%d)", count_values)) end
   else
     tree_add(tree, F["state.update.values.unknown"], tvb(offset, limit - offset))
     offset = limit
@@ -466,16 +472,16 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.code
   if tag_body == 1 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Announce")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Announce") or tree
     nxt = dissect_Announce(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Update")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Update") or tree
     nxt = dissect_Update(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
@@ -580,6 +586,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   LISTS = {}
   REST_TAKEN = false
   CONVERSATION = nil

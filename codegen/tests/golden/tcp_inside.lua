@@ -209,6 +209,12 @@ local function bounded_evict(b, skip)
   return k, v
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -261,12 +267,12 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "body", n, limit - offset) end
   local tag_body = v.type
   if tag_body == 1 then
-    sub = tree_add(tree, tvb(offset, n), "Body: Chat")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Body: Chat") or tree
     nxt = dissect_Chat(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Chat; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   elseif tag_body == 2 then
-    sub = tree_add(tree, tvb(offset, n), "Body: Move")
+    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Body: Move") or tree
     nxt = dissect_Move(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Move; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
@@ -367,6 +373,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

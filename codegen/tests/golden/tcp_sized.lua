@@ -262,6 +262,12 @@ end
 -- Set by a joined payload, appended to the Info column.
 local INFO_SUFFIX = ""
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -335,34 +341,34 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.type
   if tag_body == 1 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Chat")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Chat") or tree
     nxt = dissect_Chat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: MapData")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: MapData") or tree
     nxt = dissect_MapData(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 3 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Ping")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ping") or tree
     nxt = dissect_Ping(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 4 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: MapBegin")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: MapBegin") or tree
     nxt = dissect_MapBegin(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 5 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: MapDone")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: MapDone") or tree
     nxt = dissect_MapDone(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     item = tree_add(tree, F["tcp_sized.body"], tvb(offset, limit - offset))
@@ -533,6 +539,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   INFO_SUFFIX = ""
   CONVERSATION = nil
   local ok, info = pcall(dissect_message, tvb, pinfo, root)

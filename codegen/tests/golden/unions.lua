@@ -107,6 +107,12 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -135,16 +141,16 @@ local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.kind
   if tag_body == 1 then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Pair")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Pair") or tree
     nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif (tag_body >= 16 and tag_body <= 31) then
-    sub = tree_add(tree, tvb(offset, 0), "Body: Range16To31")
+    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Range16To31") or tree
     nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    tree_set_len(sub, nxt - offset)
+    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body ~= 0 then
     item = tree_add(tree, F["unions.body"], tvb(offset, limit - offset))
@@ -243,6 +249,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

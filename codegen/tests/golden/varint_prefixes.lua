@@ -179,6 +179,12 @@ local function utf8_valid(s)
   return true
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making and sizing them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -231,13 +237,13 @@ local function dissect_Bundle(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   n = val:tonumber()
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("ids: impossible count %d", n)) return nil end
-  local arr_ids, arr_start_ids = tree_add(tree, tvb(offset, 0), string.format("Ids (%d)", n)), offset
+  local arr_ids, arr_start_ids = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Ids (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_ids, tvb, offset, "ids", 2, limit - offset) end
     tree_add_le(arr_ids, F["varint_prefixes.ids"], tvb(offset, 2))
     offset = offset + 2
   end
-  tree_set_len(arr_ids, offset - arr_start_ids)
+  if VISIBLE then tree_set_len(arr_ids, offset - arr_start_ids) end
   -- points
   if limit - offset < 1 then return truncated(tree, tvb, offset, "points length", 1, limit - offset) end
   val, n = tvb(offset, 1):uint(), 1
@@ -249,14 +255,14 @@ local function dissect_Bundle(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   n = val
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("points: impossible count %d", n)) return nil end
-  local arr_points, arr_start_points = tree_add(tree, tvb(offset, 0), string.format("Points (%d)", n)), offset
+  local arr_points, arr_start_points = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Points (%d)", n)) or tree, offset
   for _ = 1, n do
-    sub = tree_add(arr_points, tvb(offset, limit - offset < 2 and limit - offset or 2), "Points: Point")
+    sub = VISIBLE and tree_add(arr_points, tvb(offset, limit - offset < 2 and limit - offset or 2), "Points: Point") or arr_points
     nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
-  tree_set_len(arr_points, offset - arr_start_points)
+  if VISIBLE then tree_set_len(arr_points, offset - arr_start_points) end
   return offset, v
 end
 
@@ -349,6 +355,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

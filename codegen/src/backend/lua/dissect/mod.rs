@@ -6,6 +6,7 @@ mod bit_values;
 mod facts;
 mod groups;
 mod joins;
+mod labels;
 mod stream_joins;
 mod structs;
 mod unions;

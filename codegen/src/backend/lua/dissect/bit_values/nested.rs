@@ -7,16 +7,15 @@ impl BitRead<'_> {
     /// `label`.
     fn struct_in(&self, c: &mut Code, function: &str, label: &str) {
         let (tree, target) = (self.tree, self.target);
-        c.line(format!(
-            "sub = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {label}\")",
-            naming::label(&self.name)
-        ));
+        let label = format!("\"{}: {label}\"", naming::label(&self.name));
+        let sub = labels::subtree(tree, "tvb(floor(offset / 8), 0)", &label);
+        c.line(format!("sub = {sub}"));
         c.line(format!(
             "{} = {function}(tvb, pinfo, sub, offset, limit)",
             results(target)
         ));
         c.line("if nxt == nil then return nil end");
-        c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
+        c.line(labels::set_len("sub", "ceil8(nxt) - floor(offset / 8)"));
         keep(c, target, "val");
         c.line("offset = nxt");
     }
@@ -51,22 +50,22 @@ impl<'p> Dissect<'p> {
             // Values to the end, before the last byte's padding.
             CaseBody::Array(id) => {
                 let t = &p.structs[id].name;
-                c.line(format!(
-                    "local arr_{name} = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {variant}\")",
-                    naming::label(name)
-                ));
+                let label = format!("\"{}: {variant}\"", naming::label(name));
+                let arr = labels::subtree(tree, "tvb(floor(offset / 8), 0)", &label);
+                c.line(format!("local arr_{name} = {arr}"));
                 c.line(format!("local arr_start_{name} = floor(offset / 8)"));
                 c.open("while offset < limit - 7 do");
-                c.line(format!(
-                    "sub = arr_{name}:add(tvb(floor(offset / 8), 0), \"{t}\")"
-                ));
+                let range = "tvb(floor(offset / 8), 0)";
+                let sub = labels::subtree(&format!("arr_{name}"), range, &format!("\"{t}\""));
+                c.line(format!("sub = {sub}"));
                 c.line(format!("nxt = dissect_{t}(tvb, pinfo, sub, offset, limit)"));
                 c.line("if nxt == nil then return nil end");
-                c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
+                c.line(labels::set_len("sub", "ceil8(nxt) - floor(offset / 8)"));
                 c.line("offset = nxt");
                 c.close("end");
-                c.line(format!(
-                    "arr_{name}:set_len(ceil8(offset) - arr_start_{name})"
+                c.line(labels::set_len(
+                    &format!("arr_{name}"),
+                    &format!("ceil8(offset) - arr_start_{name}"),
                 ));
                 keep(c, target, "{}");
             }

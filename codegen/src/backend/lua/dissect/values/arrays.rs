@@ -65,21 +65,38 @@ impl<'p> Dissect<'p> {
                 let limit_read_after = fi + 1 < s.fields.len() || s.padding.any();
                 if in_bytes {
                     if limit_read_after {
-                        c.line(format!("local {arr}, {count_of}, outer_limit_{name} = {tree}:add(tvb(offset, n), \"{label}\"), 0, limit"));
-                    } else {
+                        let arr_item =
+                            labels::subtree(tree, "tvb(offset, n)", &format!("\"{label}\""));
                         c.line(format!(
-                            "local {arr}, {count_of} = {tree}:add(tvb(offset, n), \"{label}\"), 0"
+                            "local {arr}, {count_of}, outer_limit_{name} = {arr_item}, 0, limit"
                         ));
+                    } else {
+                        let arr_item =
+                            labels::subtree(tree, "tvb(offset, n)", &format!("\"{label}\""));
+                        c.line(format!("local {arr}, {count_of} = {arr_item}, 0"));
                     }
                     c.line("limit = offset + n");
                 } else if open_ended {
                     // It runs to the end of its scope: its length is known before it is read.
-                    c.line(format!("local {arr}, {count_of} = {tree}:add(tvb(offset, limit - offset), \"{label}\"), 0"));
+                    let arr_item = labels::subtree(
+                        tree,
+                        "tvb(offset, limit - offset)",
+                        &format!("\"{label}\""),
+                    );
+                    c.line(format!("local {arr}, {count_of} = {arr_item}, 0"));
                 } else if counted {
-                    c.line(format!("local {arr}, {arr_start}, {count_of} = {tree}:add(tvb(offset, 0), \"{label}\"), offset, 0"));
+                    let arr_item = labels::subtree(tree, "tvb(offset, 0)", &format!("\"{label}\""));
+                    c.line(format!(
+                        "local {arr}, {arr_start}, {count_of} = {arr_item}, offset, 0"
+                    ));
                 } else {
                     // All `n` are read (or the message ends malformed): the label says so at once.
-                    c.line(format!("local {arr}, {arr_start} = {tree}:add(tvb(offset, 0), string.format(\"{label} (%d)\", n)), offset"));
+                    let arr_item = labels::subtree(
+                        tree,
+                        "tvb(offset, 0)",
+                        &format!("string.format(\"{label} (%d)\", n)"),
+                    );
+                    c.line(format!("local {arr}, {arr_start} = {arr_item}, offset"));
                 }
                 c.open(if open_ended || in_bytes {
                     "while offset < limit do"
@@ -122,11 +139,12 @@ impl<'p> Dissect<'p> {
                 if in_bytes && limit_read_after {
                     c.line(format!("limit = outer_limit_{name}"));
                 } else if !open_ended && !in_bytes {
-                    c.line(format!("{arr}:set_len(offset - {arr_start})"));
+                    c.line(labels::set_len(&arr, &format!("offset - {arr_start}")));
                 }
                 if counted {
-                    c.line(format!(
-                        "{arr}:append_text(string.format(\" (%d)\", {count_of}))"
+                    c.line(labels::append_text(
+                        &arr,
+                        &format!("string.format(\" (%d)\", {count_of})"),
                     ));
                 }
             }

@@ -55,7 +55,11 @@ impl<'p> Dissect<'p> {
                         // Its size is known: the subtree gets it at once (one C call, no
                         // set_len), cut to the bytes left when the value is truncated.
                         Some(k) if k > 0 => {
-                            c.line(format!("sub = {tree}:add(tvb(offset, limit - offset < {k} and limit - offset or {k}), \"{label}\")"));
+                            let range = format!(
+                                "tvb(offset, limit - offset < {k} and limit - offset or {k})"
+                            );
+                            let sub = labels::subtree(tree, &range, &format!("\"{label}\""));
+                            c.line(format!("sub = {sub}"));
                             call_struct_as(
                                 p,
                                 c,
@@ -68,7 +72,9 @@ impl<'p> Dissect<'p> {
                             c.line("offset = nxt");
                         }
                         _ => {
-                            c.line(format!("sub = {tree}:add(tvb(offset, 0), \"{label}\")"));
+                            let sub =
+                                labels::subtree(tree, "tvb(offset, 0)", &format!("\"{label}\""));
+                            c.line(format!("sub = {sub}"));
                             call_struct_as(
                                 p,
                                 c,
@@ -78,13 +84,14 @@ impl<'p> Dissect<'p> {
                                 "limit",
                                 target,
                             );
-                            c.line("sub:set_len(nxt - offset)");
+                            c.line(labels::set_len("sub", "nxt - offset"));
                             c.line("offset = nxt");
                         }
                     },
                     Some(len) => {
                         self.length(c, at, len, false)?;
-                        c.line(format!("sub = {tree}:add(tvb(offset, n), \"{label}\")"));
+                        let sub = labels::subtree(tree, "tvb(offset, n)", &format!("\"{label}\""));
+                        c.line(format!("sub = {sub}"));
                         call_struct_as(
                             p,
                             c,
