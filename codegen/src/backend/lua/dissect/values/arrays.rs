@@ -63,40 +63,31 @@ impl<'p> Dissect<'p> {
                 // does after a last field, unless the struct is padded or aligned).
                 let s = &self.i.p.structs[sid];
                 let limit_read_after = fi + 1 < s.fields.len() || s.padding.any();
-                if in_bytes {
-                    if limit_read_after {
-                        let arr_item =
-                            labels::subtree(tree, "tvb(offset, n)", &format!("\"{label}\""));
-                        c.line(format!(
-                            "local {arr}, {count_of}, outer_limit_{name} = {arr_item}, 0, limit"
-                        ));
+                let quoted = format!("\"{label}\"");
+                let (range, label_expr, locals, values) = if in_bytes {
+                    let (locals, values) = if limit_read_after {
+                        (format!("{arr}, {count_of}, outer_limit_{name}"), "0, limit")
                     } else {
-                        let arr_item =
-                            labels::subtree(tree, "tvb(offset, n)", &format!("\"{label}\""));
-                        c.line(format!("local {arr}, {count_of} = {arr_item}, 0"));
-                    }
-                    c.line("limit = offset + n");
+                        (format!("{arr}, {count_of}"), "0")
+                    };
+                    ("tvb(offset, n)", quoted, locals, values)
                 } else if open_ended {
                     // It runs to the end of its scope: its length is known before it is read.
-                    let arr_item = labels::subtree(
-                        tree,
-                        "tvb(offset, limit - offset)",
-                        &format!("\"{label}\""),
-                    );
-                    c.line(format!("local {arr}, {count_of} = {arr_item}, 0"));
+                    let locals = format!("{arr}, {count_of}");
+                    ("tvb(offset, limit - offset)", quoted, locals, "0")
                 } else if counted {
-                    let arr_item = labels::subtree(tree, "tvb(offset, 0)", &format!("\"{label}\""));
-                    c.line(format!(
-                        "local {arr}, {arr_start}, {count_of} = {arr_item}, offset, 0"
-                    ));
+                    let locals = format!("{arr}, {arr_start}, {count_of}");
+                    ("tvb(offset, 0)", quoted, locals, "offset, 0")
                 } else {
                     // All `n` are read (or the message ends malformed): the label says so at once.
-                    let arr_item = labels::subtree(
-                        tree,
-                        "tvb(offset, 0)",
-                        &format!("string.format(\"{label} (%d)\", n)"),
-                    );
-                    c.line(format!("local {arr}, {arr_start} = {arr_item}, offset"));
+                    let counted_label = format!("string.format(\"{label} (%d)\", n)");
+                    let locals = format!("{arr}, {arr_start}");
+                    ("tvb(offset, 0)", counted_label, locals, "offset")
+                };
+                let item = labels::subtree(tree, range, &label_expr);
+                c.line(format!("local {locals} = {item}, {values}"));
+                if in_bytes {
+                    c.line("limit = offset + n");
                 }
                 c.open(if open_ended || in_bytes {
                     "while offset < limit do"
