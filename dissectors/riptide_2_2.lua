@@ -402,7 +402,7 @@ end
 -- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
 -- When it is not, arrays, elements and cases get no subtree of their label: their fields go
 -- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
--- the C calls of making and sizing them are saved.
+-- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
 -- Application dissectors (a game's messages) register in this table by message id; a payload
@@ -862,6 +862,8 @@ register_text_stat("fields", "Riptide 2.2 bytes per field", field_stats)
 -- Numbers unwrap to the nearest of the last one's wraps; keys are number * 65536 + part.
 proto.prefs.analyze = Pref.bool("Analyze sequence numbers, acks and pings", true,
   "Mark lost, duplicate, retransmitted and out-of-order datagrams and link acks and pings to what they answer (the riptide_2_2.analysis.* fields)")
+-- The preference, read when it changes (not per message: two C calls).
+local ANALYZE = proto.prefs.analyze
 local ANALYSIS_WINDOW = 4096
 local MAX_ANALYSED = 65536
 local WRAPS = { 65536, 65536 }
@@ -1130,7 +1132,7 @@ end
 -- Adds a computed item (shown in brackets, as Wireshark shows what is not on the wire).
 local function add_generated(sub, field, value)
   local item = tree_add(sub, field, value)
-  tree_set_generated(item)
+  if VISIBLE then tree_set_generated(item) end
 end
 
 -- The verdict under `root` as `riptide_2_2.analysis.*` fields and expert info; returns the Info
@@ -1138,7 +1140,7 @@ end
 local function show_analysis(verdict, tvb, root)
   if verdict == nil then return "" end
   local sub = tree_add(root, A.analysis, tvb(0, 0))
-  tree_set_generated(sub)
+  if VISIBLE then tree_set_generated(sub) end
   local info = {}
   if verdict.lost ~= nil then
     add_generated(sub, A.lost, verdict.lost)
@@ -1170,7 +1172,7 @@ local function show_analysis(verdict, tvb, root)
     add_generated(sub, A.ping_rtt, verdict.ping_rtt * 1000)
   end
   if #info == 0 then return "" end
-  tree_append_text(sub, ": " .. table.concat(info, ", "))
+  if VISIBLE then tree_append_text(sub, ": " .. table.concat(info, ", ")) end
   return "[" .. table.concat(info, "] [") .. "] "
 end
 
@@ -1264,7 +1266,7 @@ local function dissect_protected(tvb, pinfo, root)
   APP_TRIED = false
   FACTS.seq, FACTS.nacks, FACTS.ping = false, 0, false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
-  if ok and proto.prefs.analyze then
+  if ok and ANALYZE then
     local shown, prefix = pcall(analysis_step, tvb, pinfo, root)
     if shown then
       info = prefix .. info
@@ -1462,6 +1464,7 @@ end
 register_tcp_ports()
 
 function proto.prefs_changed()
+  ANALYZE = proto.prefs.analyze
   update_claim()
   register_udp_ports()
   register_tcp_ports()

@@ -364,12 +364,12 @@ local JOIN_WAITING = 4096
 -- The summaries (info:) of the types read in this message, in order, for the Info column.
 local INFO_TAIL = ""
 {%- endif %}
-{%- if labelled_subtrees %}
+{%- if checks_visible %}
 
 -- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
 -- When it is not, arrays, elements and cases get no subtree of their label: their fields go
 -- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
--- the C calls of making and sizing them are saved.
+-- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 {%- endif %}
 {%- if app_points %}
@@ -610,7 +610,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
-{%- if labelled_subtrees %}
+{%- if checks_visible %}
   VISIBLE = root.visible
 {%- endif %}
 {%- if has_state %}
@@ -637,7 +637,7 @@ local function dissect_protected(tvb, pinfo, root)
 {%- endif %}
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
 {%- if analysis.is_some() %}
-  if ok and proto.prefs.analyze then
+  if ok and ANALYZE then
     local shown, prefix = pcall(analysis_step, tvb, pinfo, root)
     if shown then
       info = prefix .. info
@@ -753,6 +753,9 @@ register_{{ t.lower }}_ports()
 {%- endfor %}
 
 function proto.prefs_changed()
+{%- if analysis.is_some() %}
+  ANALYZE = proto.prefs.analyze
+{%- endif %}
 {%- if let Some(a) = application %}
 {%- if a.own_id.is_some() %}
   read_ports()

@@ -153,3 +153,35 @@ fn game_protocol() {
         "dissectors/game_protocol.lua",
     );
 }
+
+/// The analysis's preference is read when it changes, not per message: `-o <proto>.analyze:FALSE`
+/// leaves every frame without `<proto>.analysis.*` fields, and by default the DNP capture's
+/// acks are linked.
+#[test]
+fn the_preference_turns_the_analysis_off() {
+    let pcap = wiregen_tests::repo_root().join("tests/captures/dnp.pcap");
+    let lua = wiregen_tests::repo_root().join("dissectors/dnp.lua");
+    let acked = |extra: &[&str]| {
+        let out = wiregen_tests::tshark_command()
+            .arg("-r")
+            .arg(&pcap)
+            .arg("-X")
+            .arg(format!("lua_script:{}", lua.display()))
+            .args(extra)
+            .args(["-T", "fields", "-e", "dnp.analysis.acks_frame"])
+            .output()
+            .expect("tshark runs");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| !l.is_empty())
+            .count()
+    };
+    assert!(acked(&[]) > 5, "acks linked by default");
+    assert_eq!(
+        acked(&["-o", "dnp.analyze:FALSE"]),
+        0,
+        "with the analysis off"
+    );
+    assert!(acked(&["-o", "dnp.analyze:TRUE"]) > 5);
+}

@@ -7,6 +7,8 @@
 -- Numbers unwrap to the nearest of the last one's wraps; keys are number * 65536 + part.
 proto.prefs.analyze = Pref.bool("Analyze sequence numbers, acks and pings", true,
   "Mark lost, duplicate, retransmitted and out-of-order datagrams and link acks and pings to what they answer (the {{ name }}.analysis.* fields)")
+-- The preference, read when it changes (not per message: two C calls).
+local ANALYZE = proto.prefs.analyze
 local ANALYSIS_WINDOW = 4096
 local MAX_ANALYSED = 65536
 local WRAPS = { {{ a.wraps }} }
@@ -275,7 +277,7 @@ end
 -- Adds a computed item (shown in brackets, as Wireshark shows what is not on the wire).
 local function add_generated(sub, field, value)
   local item = sub:add(field, value)
-  item:set_generated()
+  if VISIBLE then item:set_generated() end
 end
 
 -- The verdict under `root` as `{{ name }}.analysis.*` fields and expert info; returns the Info
@@ -283,7 +285,7 @@ end
 local function show_analysis(verdict, tvb, root)
   if verdict == nil then return "" end
   local sub = root:add(A.analysis, tvb(0, 0))
-  sub:set_generated()
+  if VISIBLE then sub:set_generated() end
   local info = {}
   if verdict.lost ~= nil then
     add_generated(sub, A.lost, verdict.lost)
@@ -315,7 +317,7 @@ local function show_analysis(verdict, tvb, root)
     add_generated(sub, A.ping_rtt, verdict.ping_rtt * 1000)
   end
   if #info == 0 then return "" end
-  sub:append_text(": " .. table.concat(info, ", "))
+  if VISIBLE then sub:append_text(": " .. table.concat(info, ", ")) end
   return "[" .. table.concat(info, "] [") .. "] "
 end
 

@@ -104,7 +104,7 @@ end
 -- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
 -- When it is not, arrays, elements and cases get no subtree of their label: their fields go
 -- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
--- the C calls of making and sizing them are saved.
+-- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at

@@ -111,10 +111,11 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         return Err(Internal("a bit-stream opening datagram".into()));
     }
     let reassembly = reassembly_def(i)?;
-    let labelled_subtrees = structs
-        .iter()
-        .flat_map(|f| f.lines())
-        .any(|l| mentions(l, "VISIBLE"));
+    let checks_visible = p.reliability.is_some()
+        || structs
+            .iter()
+            .flat_map(|f| f.lines())
+            .any(|l| mentions(l, "VISIBLE"));
     let d = Dissector {
         header: super::header::header(
             super::header::Comment::Dashes,
@@ -143,7 +144,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         conversations,
         enclosing: !l.enclosing.is_empty(),
         has_state: !p.state.is_empty(),
-        labelled_subtrees,
+        checks_visible,
         app_points: !p.app_points.is_empty(),
         application: app_def(p),
         has_joins: !p.joins.is_empty() || !p.stream_joins.is_empty(),

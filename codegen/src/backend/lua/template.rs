@@ -40,8 +40,9 @@ pub(crate) struct Dissector {
     pub(crate) reassembly: Option<ReassemblyDef>,
     /// Some field reads conversation state.
     pub(crate) has_state: bool,
-    /// Some value is shown in a subtree of a label only when the tree is shown (`VISIBLE`).
-    pub(crate) labelled_subtrees: bool,
+    /// Some code does only when the tree is shown what only a shown tree needs (`VISIBLE`):
+    /// subtrees of a label, the analysis's generated marks.
+    pub(crate) checks_visible: bool,
     /// A transport with application points (a dissector table by message id).
     pub(crate) app_points: bool,
     /// An application schema: its transport's table and its messages.
