@@ -275,7 +275,7 @@ local function dissect_PlayerMove(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "jumping", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
   item = tree_add(tree, F["arena.player_move.jumping"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bit %d]", offset))
+  if VISIBLE then tree_append_text(item, string.format(" [bit %d]", offset)) end
   offset = offset + 1
   INFO_TAIL = INFO_TAIL .. " " .. string.format("%g", v.x) .. "," .. string.format("%g", v.y)
   return offset, v
@@ -317,7 +317,7 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "kind", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree_add(tree, F["arena.entity.kind"], bit_range(tvb, offset, 8), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.kind = val
   offset = offset + 8
   if VS_EntityKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end

@@ -615,7 +615,7 @@ local function dissect_Object(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "kind", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
   item = tree_add(tree, F["game_protocol.object.kind"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0)) end
   v.kind = val
   offset = offset + 1
   if VS_ObjectKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
@@ -623,7 +623,7 @@ local function dissect_Object(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "breakable", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
   item = tree_add(tree, F["game_protocol.object.breakable"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bit %d]", offset))
+  if VISIBLE then tree_append_text(item, string.format(" [bit %d]", offset)) end
   v.breakable = val
   offset = offset + 1
   -- durability
@@ -659,7 +659,7 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "movement", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree_add(tree, F["game_protocol.player.movement"], bit_range(tvb, offset, 8), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   offset = offset + 8
   tree_add(item, F["game_protocol.player.movement.north"], bit_range(tvb, offset - 8, 8), has_bit(val, 1))
   tree_add(item, F["game_protocol.player.movement.west"], bit_range(tvb, offset - 8, 8), has_bit(val, 2))
@@ -669,7 +669,7 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "is_holding", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
   item = tree_add(tree, F["game_protocol.player.is_holding"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bit %d]", offset))
+  if VISIBLE then tree_append_text(item, string.format(" [bit %d]", offset)) end
   v.is_holding = val
   offset = offset + 1
   -- holding
@@ -683,7 +683,7 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "is_breaking", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
   item = tree_add(tree, F["game_protocol.player.is_breaking"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bit %d]", offset))
+  if VISIBLE then tree_append_text(item, string.format(" [bit %d]", offset)) end
   v.is_breaking = val
   offset = offset + 1
   -- breaking
@@ -718,7 +718,7 @@ local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated_bits(tree, tvb, offset, "variant", 2, limit - offset) end
   val = read_bits(tvb, offset, 2)
   item = tree_add(tree, F["game_protocol.entity_kind.variant"], bit_range(tvb, offset, 2), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 1))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 1)) end
   v.variant = val
   offset = offset + 2
   -- body
@@ -785,7 +785,7 @@ local function dissect_GameOver(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "won", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
   item = tree_add(tree, F["game_protocol.game_over.won"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bit %d]", offset))
+  if VISIBLE then tree_append_text(item, string.format(" [bit %d]", offset)) end
   offset = offset + 1
   return offset
 end
@@ -797,7 +797,7 @@ local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "variant", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
   item = tree_add(tree, F["game_protocol.event_kind.variant"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0)) end
   v.variant = val
   offset = offset + 1
   -- body
@@ -879,7 +879,7 @@ local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated_bits(tree, tvb, offset, "variant", 2, limit - offset) end
   val = read_bits(tvb, offset, 2)
   item = tree_add(tree, F["game_protocol.response_kind.variant"], bit_range(tvb, offset, 2), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 1))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 1)) end
   v.variant = val
   offset = offset + 2
   -- body
@@ -927,7 +927,7 @@ local function dissect_ServerMessage(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "variant", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
   item = tree_add(tree, F["game_protocol.server_message.variant"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0)) end
   v.variant = val
   offset = offset + 1
   -- body
@@ -958,7 +958,7 @@ local function dissect_RequestKind(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "variant", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
   item = tree_add(tree, F["game_protocol.request_kind.variant"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0)) end
   v.variant = val
   offset = offset + 1
   -- body
@@ -993,7 +993,7 @@ local function dissect_Break(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "is_breaking", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
   item = tree_add(tree, F["game_protocol.break.is_breaking"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bit %d]", offset))
+  if VISIBLE then tree_append_text(item, string.format(" [bit %d]", offset)) end
   v.is_breaking = val
   offset = offset + 1
   -- entity
@@ -1023,7 +1023,7 @@ local function dissect_Move(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "direction", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree_add(tree, F["game_protocol.move.direction"], bit_range(tvb, offset, 8), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   offset = offset + 8
   tree_add(item, F["game_protocol.move.direction.north"], bit_range(tvb, offset - 8, 8), has_bit(val, 1))
   tree_add(item, F["game_protocol.move.direction.west"], bit_range(tvb, offset - 8, 8), has_bit(val, 2))
@@ -1039,7 +1039,7 @@ local function dissect_Action(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated_bits(tree, tvb, offset, "variant", 2, limit - offset) end
   val = read_bits(tvb, offset, 2)
   item = tree_add(tree, F["game_protocol.action.variant"], bit_range(tvb, offset, 2), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 1))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 1)) end
   v.variant = val
   offset = offset + 2
   -- body
@@ -1077,7 +1077,7 @@ local function dissect_ClientMessage(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "variant", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
   item = tree_add(tree, F["game_protocol.client_message.variant"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0)) end
   v.variant = val
   offset = offset + 1
   -- body

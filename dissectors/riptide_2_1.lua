@@ -495,27 +495,27 @@ local function dissect_Ack(tvb, pinfo, tree, offset, limit)
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "last_received_seq", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree_add(tree, F["riptide_2_1.ack.last_received_seq"], bit_range(tvb, offset, 16), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
   v.last_received_seq = val
   offset = offset + 16
   -- received_bits: Bits 20-35.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "received_bits", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree_add(tree, F["riptide_2_1.ack.received_bits"], bit_range(tvb, offset, 16), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
   v.received_bits = val
   offset = offset + 16
   -- has_for_seq: Bit 36.
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "has_for_seq", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
   item = tree_add(tree, F["riptide_2_1.ack.has_for_seq"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bit %d]", offset))
+  if VISIBLE then tree_append_text(item, string.format(" [bit %d]", offset)) end
   offset = offset + 1
   -- for_seq: Bits 37-52. Always written by 2.1.x (a library bug fixed in 2.2); equal to last_received_seq when has_for_seq is false.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "for_seq", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree_add(tree, F["riptide_2_1.ack.for_seq"], bit_range(tvb, offset, 16), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
   v.for_seq = val
   offset = offset + 16
   -- What this message tells the netcode analysis.
@@ -543,7 +543,7 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "reason", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree_add(tree, F["riptide_2_1.reject.reason"], bit_range(tvb, offset, 8), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.reason = val
   offset = offset + 8
   if VS_RejectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
@@ -561,7 +561,7 @@ local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "ping_id", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree_add(tree, F["riptide_2_1.client_heartbeat.ping_id"], bit_range(tvb, offset, 8), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.ping_id = val
   offset = offset + 8
   -- rtt: Last round-trip time in ms (-1 when unknown).
@@ -569,7 +569,7 @@ local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   val = read_bits(tvb, offset, 16)
   if val >= 32768 then val = val - 65536 end
   item = tree_add(tree, F["riptide_2_1.client_heartbeat.rtt"], bit_range(tvb, offset, 16), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
   offset = offset + 16
   -- What this message tells the netcode analysis.
   fact_ping(v.ping_id, false)
@@ -583,7 +583,7 @@ local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "ping_id", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree_add(tree, F["riptide_2_1.server_heartbeat.ping_id"], bit_range(tvb, offset, 8), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.ping_id = val
   offset = offset + 8
   -- What this message tells the netcode analysis.
@@ -622,7 +622,7 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "reason", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree_add(tree, F["riptide_2_1.server_disconnect.reason"], bit_range(tvb, offset, 8), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.reason = val
   offset = offset + 8
   if VS_DisconnectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
@@ -657,21 +657,21 @@ local function dissect_Notify(tvb, pinfo, tree, offset, limit)
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "last_received_seq", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree_add(tree, F["riptide_2_1.notify.last_received_seq"], bit_range(tvb, offset, 16), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
   v.last_received_seq = val
   offset = offset + 16
   -- received_bits: Bits 20-27.
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "received_bits", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree_add(tree, F["riptide_2_1.notify.received_bits"], bit_range(tvb, offset, 8), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.received_bits = val
   offset = offset + 8
   -- sequence_id: Bits 28-43.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "sequence_id", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree_add(tree, F["riptide_2_1.notify.sequence_id"], bit_range(tvb, offset, 16), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
   v.sequence_id = val
   offset = offset + 16
   -- payload: User data from bit 44.
@@ -693,7 +693,7 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "sequence_id", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree_add(tree, F["riptide_2_1.reliable_user_message.sequence_id"], bit_range(tvb, offset, 16), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
   v.sequence_id = val
   offset = offset + 16
   -- message_id: The application's message id (VarULong at bit 20).
@@ -722,14 +722,14 @@ local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "sequence_id", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree_add(tree, F["riptide_2_1.client_id.sequence_id"], bit_range(tvb, offset, 16), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
   v.sequence_id = val
   offset = offset + 16
   -- client_id: Bits 20-35.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "client_id", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree_add(tree, F["riptide_2_1.client_id.client_id"], bit_range(tvb, offset, 16), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
   offset = offset + 16
   -- What this message tells the netcode analysis.
   fact_numbered(0, v.sequence_id, 0, true, true)
@@ -760,7 +760,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated_bits(tree, tvb, offset, "header", 4, limit - offset) end
   val = read_bits(tvb, offset, 4)
   item = tree_add(tree, F["riptide_2_1.header"], bit_range(tvb, offset, 4), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 3))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 3)) end
   v.header = val
   offset = offset + 4
   if VS_HeaderKind[val] == nil then tree_add_proto_expert_info(item, E.invalid, fmt("header %d is not allowed", val)) end

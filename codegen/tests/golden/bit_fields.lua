@@ -181,6 +181,12 @@ local function truncated_bits(tree, tvb, pos, field, need, have)
   return nil
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making, sizing and marking them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -192,26 +198,26 @@ local function dissect_Bits(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "tiny", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
   item = tree_add(tree, F["bit_fields.tiny"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0)) end
   offset = offset + 1
   -- signed
   if limit - offset < 5 then return truncated_bits(tree, tvb, offset, "signed", 5, limit - offset) end
   val = read_bits(tvb, offset, 5)
   if val >= 16 then val = val - 32 end
   item = tree_add(tree, F["bit_fields.signed"], bit_range(tvb, offset, 5), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4)) end
   offset = offset + 5
   -- odd
   if limit - offset < 13 then return truncated_bits(tree, tvb, offset, "odd", 13, limit - offset) end
   val = read_bits(tvb, offset, 13)
   item = tree_add(tree, F["bit_fields.odd"], bit_range(tvb, offset, 13), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 12))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 12)) end
   offset = offset + 13
   -- wide
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "wide", 32, limit - offset) end
   val = read_bits(tvb, offset, 32)
   item = tree_add(tree, F["bit_fields.wide"], bit_range(tvb, offset, 32), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 31)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 31)) end
   offset = offset + 32
   item = tree_add(tree, F["bit_fields.rest"], bit_range(tvb, offset, limit - offset))
   label_bit_string(item, "Rest", tvb, offset, limit)
@@ -307,6 +313,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

@@ -305,13 +305,13 @@ local function dissect_Point(tvb, pinfo, tree, offset, limit)
   val = read_bits_msb(tvb, offset, 7)
   if val >= 64 then val = val - 128 end
   item = tree_add(tree, F["msb_bits.point.x"], bit_range(tvb, offset, 7), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 6))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 6)) end
   offset = offset + 7
   -- y
   if limit - offset < 9 then return truncated_bits(tree, tvb, offset, "y", 9, limit - offset) end
   val = read_bits_msb(tvb, offset, 9)
   item = tree_add(tree, F["msb_bits.point.y"], bit_range(tvb, offset, 9), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 8))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 8)) end
   offset = offset + 9
   return offset
 end
@@ -324,25 +324,25 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated_bits(tree, tvb, offset, "version", 4, limit - offset) end
   val = read_bits_msb(tvb, offset, 4)
   item = tree_add(tree, F["msb_bits.version"], bit_range(tvb, offset, 4), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 3))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 3)) end
   offset = offset + 4
   -- ihl
   if limit - offset < 4 then return truncated_bits(tree, tvb, offset, "ihl", 4, limit - offset) end
   val = read_bits_msb(tvb, offset, 4)
   item = tree_add(tree, F["msb_bits.ihl"], bit_range(tvb, offset, 4), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 3))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 3)) end
   offset = offset + 4
   -- total_length
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "total_length", 16, limit - offset) end
   val = read_bits_msb(tvb, offset, 16)
   item = tree_add(tree, F["msb_bits.total_length"], bit_range(tvb, offset, 16), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 15)) end
   offset = offset + 16
   -- frag
   if limit - offset < 3 then return truncated_bits(tree, tvb, offset, "frag", 3, limit - offset) end
   val = read_bits_msb(tvb, offset, 3)
   item = tree_add(tree, F["msb_bits.frag"], bit_range(tvb, offset, 3), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 2))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 2)) end
   offset = offset + 3
   tree_add(item, F["msb_bits.frag.reserved"], bit_range(tvb, offset - 3, 3), has_bit(val, 4))
   tree_add(item, F["msb_bits.frag.dont"], bit_range(tvb, offset - 3, 3), has_bit(val, 2))
@@ -351,13 +351,13 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   if limit - offset < 13 then return truncated_bits(tree, tvb, offset, "offset", 13, limit - offset) end
   val = read_bits_msb(tvb, offset, 13)
   item = tree_add(tree, F["msb_bits.offset"], bit_range(tvb, offset, 13), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 12))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 12)) end
   offset = offset + 13
   -- kind
   if limit - offset < 12 then return truncated_bits(tree, tvb, offset, "kind", 12, limit - offset) end
   val = read_bits_msb(tvb, offset, 12)
   item = tree_add(tree, F["msb_bits.kind"], bit_range(tvb, offset, 12), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 11))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 11)) end
   v.kind = val
   offset = offset + 12
   if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
@@ -366,31 +366,31 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   val = read_bits_msb(tvb, offset, 5)
   if val >= 16 then val = val - 32 end
   item = tree_add(tree, F["msb_bits.delta"], bit_range(tvb, offset, 5), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4)) end
   offset = offset + 5
   -- urgent
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "urgent", 1, limit - offset) end
   val = read_bits_msb(tvb, offset, 1) == 1
   item = tree_add(tree, F["msb_bits.urgent"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bit %d]", offset))
+  if VISIBLE then tree_append_text(item, string.format(" [bit %d]", offset)) end
   offset = offset + 1
   -- stamp
   if limit - offset < 40 then return truncated_bits(tree, tvb, offset, "stamp", 40, limit - offset) end
   val = read_bits64_msb(tvb, offset, 40, false)
   item = tree_add(tree, F["msb_bits.stamp"], bit_range(tvb, offset, 40), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 39)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 39)) end
   offset = offset + 40
   -- debt
   if limit - offset < 33 then return truncated_bits(tree, tvb, offset, "debt", 33, limit - offset) end
   val = read_bits64_msb(tvb, offset, 33, true)
   item = tree_add(tree, F["msb_bits.debt"], bit_range(tvb, offset, 33), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 32))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 32)) end
   offset = offset + 33
   -- id
   if limit - offset < 64 then return truncated_bits(tree, tvb, offset, "id", 64, limit - offset) end
   val = read_bits64_msb(tvb, offset, 64, false)
   item = tree_add(tree, F["msb_bits.id"], bit_range(tvb, offset, 64), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 63)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 63)) end
   offset = offset + 64
   -- gain
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "gain", 32, limit - offset) end
@@ -413,7 +413,7 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   if limit - offset < 3 then return truncated_bits(tree, tvb, offset, "path", 3, limit - offset) end
   val = read_bits_msb(tvb, offset, 3)
   item = tree_add(tree, F["msb_bits.path.length"], bit_range(tvb, offset, 3), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 2))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 2)) end
   offset = offset + 3
   n = val
   for _ = 1, n do
@@ -427,7 +427,7 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   if limit - offset < 5 then return truncated_bits(tree, tvb, offset, "label", 5, limit - offset) end
   val = read_bits_msb(tvb, offset, 5)
   item = tree_add(tree, F["msb_bits.label.length"], bit_range(tvb, offset, 5), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4)) end
   offset = offset + 5
   n = val
   if n < 0 or limit - offset < 8 * n then return truncated_bits(tree, tvb, offset, "label", 8 * n, limit - offset) end

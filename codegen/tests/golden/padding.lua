@@ -195,13 +195,13 @@ local function dissect_Mode(tvb, pinfo, tree, offset, limit)
   if limit - offset < 3 then return truncated_bits(tree, tvb, offset, "level", 3, limit - offset) end
   val = read_bits(tvb, offset, 3)
   item = tree_add(tree, F["padding.mode.level"], bit_range(tvb, offset, 3), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 2))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 2)) end
   offset = offset + 3
   -- unused
   if limit - offset < 5 then return truncated_bits(tree, tvb, offset, "unused", 5, limit - offset) end
   val = read_bits(tvb, offset, 5)
   item = tree_add(tree, F["padding.mode.unused"], bit_range(tvb, offset, 5), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4)) end
   offset = offset + 5
   return offset
 end

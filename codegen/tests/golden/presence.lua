@@ -223,14 +223,14 @@ local function dissect_Motion(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "has_speed", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
   item = tree_add(tree, F["announced.motion.has_speed"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bit %d]", offset))
+  if VISIBLE then tree_append_text(item, string.format(" [bit %d]", offset)) end
   v.has_speed = val
   offset = offset + 1
   -- idle
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "idle", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
   item = tree_add(tree, F["announced.motion.idle"], bit_range(tvb, offset, 1), val)
-  tree_append_text(item, string.format(" [bit %d]", offset))
+  if VISIBLE then tree_append_text(item, string.format(" [bit %d]", offset)) end
   v.idle = val
   offset = offset + 1
   -- speed
@@ -238,7 +238,7 @@ local function dissect_Motion(tvb, pinfo, tree, offset, limit)
     if limit - offset < 12 then return truncated_bits(tree, tvb, offset, "speed", 12, limit - offset) end
     val = read_bits(tvb, offset, 12)
     item = tree_add(tree, F["announced.motion.speed"], bit_range(tvb, offset, 12), val)
-    tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 11))
+    if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 11)) end
     offset = offset + 12
   end
   -- heading
@@ -246,7 +246,7 @@ local function dissect_Motion(tvb, pinfo, tree, offset, limit)
     if limit - offset < 10 then return truncated_bits(tree, tvb, offset, "heading", 10, limit - offset) end
     val = read_bits(tvb, offset, 10)
     item = tree_add(tree, F["announced.motion.heading"], bit_range(tvb, offset, 10), val)
-    tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 9))
+    if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 9)) end
     offset = offset + 10
   end
   return offset, v

@@ -182,6 +182,12 @@ local function truncated_bits(tree, tvb, pos, field, need, have)
   return nil
 end
 
+-- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
+-- When it is not, arrays, elements and cases get no subtree of their label: their fields go
+-- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
+-- the C calls of making, sizing and marking them are saved.
+local VISIBLE = true
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -193,31 +199,31 @@ local function dissect_Sample(tvb, pinfo, tree, offset, limit)
   if limit - offset < 3 then return truncated_bits(tree, tvb, offset, "tag", 3, limit - offset) end
   val = read_bits(tvb, offset, 3)
   item = tree_add(tree, F["wide_bits.tag"], bit_range(tvb, offset, 3), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 2))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 2)) end
   offset = offset + 3
   -- stamp
   if limit - offset < 40 then return truncated_bits(tree, tvb, offset, "stamp", 40, limit - offset) end
   val = read_bits64(tvb, offset, 40, false)
   item = tree_add(tree, F["wide_bits.stamp"], bit_range(tvb, offset, 40), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 39)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 39)) end
   offset = offset + 40
   -- delta
   if limit - offset < 33 then return truncated_bits(tree, tvb, offset, "delta", 33, limit - offset) end
   val = read_bits64(tvb, offset, 33, true)
   item = tree_add(tree, F["wide_bits.delta"], bit_range(tvb, offset, 33), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 32))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 32)) end
   offset = offset + 33
   -- id
   if limit - offset < 64 then return truncated_bits(tree, tvb, offset, "id", 64, limit - offset) end
   val = read_bits64(tvb, offset, 64, false)
   item = tree_add(tree, F["wide_bits.id"], bit_range(tvb, offset, 64), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 63)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 63)) end
   offset = offset + 64
   -- offset
   if limit - offset < 64 then return truncated_bits(tree, tvb, offset, "offset", 64, limit - offset) end
   val = read_bits64(tvb, offset, 64, true)
   item = tree_add(tree, F["wide_bits.offset"], bit_range(tvb, offset, 64), val)
-  if offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 63)) end
+  if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 63)) end
   offset = offset + 64
   -- total
   val, n = read_rabbit(tvb, offset, limit, 3)
@@ -242,7 +248,7 @@ local function dissect_Sample(tvb, pinfo, tree, offset, limit)
   if limit - offset < 5 then return truncated_bits(tree, tvb, offset, "pad", 5, limit - offset) end
   val = read_bits(tvb, offset, 5)
   item = tree_add(tree, F["wide_bits.pad"], bit_range(tvb, offset, 5), val)
-  tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4))
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 4)) end
   offset = offset + 5
   return offset, v
 end
@@ -335,6 +341,7 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  VISIBLE = root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

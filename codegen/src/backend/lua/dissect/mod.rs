@@ -6,7 +6,7 @@ mod bit_values;
 mod facts;
 mod groups;
 mod joins;
-mod labels;
+mod shown;
 mod stream_joins;
 mod structs;
 mod unions;

@@ -273,23 +273,23 @@ impl<'p> Dissect<'p> {
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
             CaseBody::Struct(id) => {
                 let label = format!("\"{}: {variant}\"", naming::label(&name));
-                let sub = labels::subtree(tree, "tvb(offset, 0)", &label);
+                let sub = shown::subtree(tree, "tvb(offset, 0)", &label);
                 c.line(format!("sub = {sub}"));
                 call_struct(p, c, id, "offset", "limit", target);
-                c.line(labels::set_len("sub", "nxt - offset"));
+                c.line(shown::set_len("sub", "nxt - offset"));
                 c.line("offset = nxt");
             }
             // Values to the end of the datagram (or of the enclosing length).
             CaseBody::Array(id) => {
                 let label = format!("\"{}: {variant}\"", naming::label(&name));
-                let arr = labels::subtree(tree, "tvb(offset, limit - offset)", &label);
+                let arr = shown::subtree(tree, "tvb(offset, limit - offset)", &label);
                 c.line(format!("local arr_{name} = {arr}"));
                 c.open("while offset < limit do");
                 let element = format!("\"{}\"", p.structs[id].name);
-                let sub = labels::subtree(&format!("arr_{name}"), "tvb(offset, 0)", &element);
+                let sub = shown::subtree(&format!("arr_{name}"), "tvb(offset, 0)", &element);
                 c.line(format!("sub = {sub}"));
                 call_struct(p, c, id, "offset", "limit", "");
-                c.line(labels::set_len("sub", "nxt - offset"));
+                c.line(shown::set_len("sub", "nxt - offset"));
                 c.line("offset = nxt");
                 c.close("end");
                 keep(c, target, "{}");
@@ -396,7 +396,7 @@ fn case_body(
             let label = format!("\"{}: {variant}\"", naming::label(name));
             c.line(format!(
                 "sub = {}",
-                labels::subtree(tree, "tvb(offset, n)", &label)
+                shown::subtree(tree, "tvb(offset, n)", &label)
             ));
             if target.is_empty() {
                 // The length is known, so a case its bytes do not hold (a size field that
@@ -416,17 +416,17 @@ fn case_body(
         // Values until the switch's length is read.
         CaseBody::Array(id) => {
             let label = format!("\"{}: {variant}\"", naming::label(name));
-            let arr = labels::subtree(tree, "tvb(offset, n)", &label);
+            let arr = shown::subtree(tree, "tvb(offset, n)", &label);
             c.line(format!("local arr_{name} = {arr}"));
             c.line(format!("local stop_{name} = offset + n"));
             c.line(format!("local at_{name} = offset"));
             c.open(format!("while at_{name} < stop_{name} do"));
             let element = format!("\"{}\"", p.structs[id].name);
             let range = format!("tvb(at_{name}, 0)");
-            let sub = labels::subtree(&format!("arr_{name}"), &range, &element);
+            let sub = shown::subtree(&format!("arr_{name}"), &range, &element);
             c.line(format!("sub = {sub}"));
             call_struct(p, c, id, &format!("at_{name}"), &format!("stop_{name}"), "");
-            c.line(labels::set_len("sub", &format!("nxt - at_{name}")));
+            c.line(shown::set_len("sub", &format!("nxt - at_{name}")));
             c.line(format!("at_{name} = nxt"));
             c.close("end");
             keep(c, target, "{}");

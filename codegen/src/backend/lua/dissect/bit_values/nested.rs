@@ -8,14 +8,14 @@ impl BitRead<'_> {
     fn struct_in(&self, c: &mut Code, function: &str, label: &str) {
         let (tree, target) = (self.tree, self.target);
         let label = format!("\"{}: {label}\"", naming::label(&self.name));
-        let sub = labels::subtree(tree, "tvb(floor(offset / 8), 0)", &label);
+        let sub = shown::subtree(tree, "tvb(floor(offset / 8), 0)", &label);
         c.line(format!("sub = {sub}"));
         c.line(format!(
             "{} = {function}(tvb, pinfo, sub, offset, limit)",
             results(target)
         ));
         c.line("if nxt == nil then return nil end");
-        c.line(labels::set_len("sub", "ceil8(nxt) - floor(offset / 8)"));
+        c.line(shown::set_len("sub", "ceil8(nxt) - floor(offset / 8)"));
         keep(c, target, "val");
         c.line("offset = nxt");
     }
@@ -51,19 +51,19 @@ impl<'p> Dissect<'p> {
             CaseBody::Array(id) => {
                 let t = &p.structs[id].name;
                 let label = format!("\"{}: {variant}\"", naming::label(name));
-                let arr = labels::subtree(tree, "tvb(floor(offset / 8), 0)", &label);
+                let arr = shown::subtree(tree, "tvb(floor(offset / 8), 0)", &label);
                 c.line(format!("local arr_{name} = {arr}"));
                 c.line(format!("local arr_start_{name} = floor(offset / 8)"));
                 c.open("while offset < limit - 7 do");
                 let range = "tvb(floor(offset / 8), 0)";
-                let sub = labels::subtree(&format!("arr_{name}"), range, &format!("\"{t}\""));
+                let sub = shown::subtree(&format!("arr_{name}"), range, &format!("\"{t}\""));
                 c.line(format!("sub = {sub}"));
                 c.line(format!("nxt = dissect_{t}(tvb, pinfo, sub, offset, limit)"));
                 c.line("if nxt == nil then return nil end");
-                c.line(labels::set_len("sub", "ceil8(nxt) - floor(offset / 8)"));
+                c.line(shown::set_len("sub", "ceil8(nxt) - floor(offset / 8)"));
                 c.line("offset = nxt");
                 c.close("end");
-                c.line(labels::set_len(
+                c.line(shown::set_len(
                     &format!("arr_{name}"),
                     &format!("ceil8(offset) - arr_start_{name}"),
                 ));

@@ -35,9 +35,9 @@ impl BitRead<'_> {
             it.bits - 1
         );
         if !it.bits.is_multiple_of(8) {
-            c.read_item(span);
+            c.read_item(shown::only(&span));
         } else {
-            c.read_item(format!("if offset % 8 ~= 0 then {span} end"));
+            c.read_item(format!("if VISIBLE and offset % 8 ~= 0 then {span} end"));
         }
         // Expressions read numbers (exact up to 2^53).
         keep(
@@ -62,7 +62,9 @@ impl BitRead<'_> {
         c.item(format!(
             "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 1), val)"
         ));
-        c.read_item("item:append_text(string.format(\" [bit %d]\", offset))");
+        c.read_item(shown::only(
+            "item:append_text(string.format(\" [bit %d]\", offset))",
+        ));
         keep(c, target, "val");
         c.line("offset = offset + 1");
     }

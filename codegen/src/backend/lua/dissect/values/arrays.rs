@@ -84,7 +84,7 @@ impl<'p> Dissect<'p> {
                     let locals = format!("{arr}, {arr_start}");
                     ("tvb(offset, 0)", counted_label, locals, "offset")
                 };
-                let item = labels::subtree(tree, range, &label_expr);
+                let item = shown::subtree(tree, range, &label_expr);
                 c.line(format!("local {locals} = {item}, {values}"));
                 if in_bytes {
                     c.line("limit = offset + n");
@@ -130,10 +130,10 @@ impl<'p> Dissect<'p> {
                 if in_bytes && limit_read_after {
                     c.line(format!("limit = outer_limit_{name}"));
                 } else if !open_ended && !in_bytes {
-                    c.line(labels::set_len(&arr, &format!("offset - {arr_start}")));
+                    c.line(shown::set_len(&arr, &format!("offset - {arr_start}")));
                 }
                 if counted {
-                    c.line(labels::append_text(
+                    c.line(shown::append_text(
                         &arr,
                         &format!("string.format(\" (%d)\", {count_of})"),
                     ));

@@ -58,7 +58,7 @@ impl<'p> Dissect<'p> {
                             let range = format!(
                                 "tvb(offset, limit - offset < {k} and limit - offset or {k})"
                             );
-                            let sub = labels::subtree(tree, &range, &format!("\"{label}\""));
+                            let sub = shown::subtree(tree, &range, &format!("\"{label}\""));
                             c.line(format!("sub = {sub}"));
                             call_struct_as(
                                 p,
@@ -73,7 +73,7 @@ impl<'p> Dissect<'p> {
                         }
                         _ => {
                             let sub =
-                                labels::subtree(tree, "tvb(offset, 0)", &format!("\"{label}\""));
+                                shown::subtree(tree, "tvb(offset, 0)", &format!("\"{label}\""));
                             c.line(format!("sub = {sub}"));
                             call_struct_as(
                                 p,
@@ -84,13 +84,13 @@ impl<'p> Dissect<'p> {
                                 "limit",
                                 target,
                             );
-                            c.line(labels::set_len("sub", "nxt - offset"));
+                            c.line(shown::set_len("sub", "nxt - offset"));
                             c.line("offset = nxt");
                         }
                     },
                     Some(len) => {
                         self.length(c, at, len, false)?;
-                        let sub = labels::subtree(tree, "tvb(offset, n)", &format!("\"{label}\""));
+                        let sub = shown::subtree(tree, "tvb(offset, n)", &format!("\"{label}\""));
                         c.line(format!("sub = {sub}"));
                         call_struct_as(
                             p,
