@@ -140,28 +140,10 @@ fn check_with(
     }
     // With the tree not shown (summary lines: no subtree of a label is made, see
     // `hidden_tree.rs`) no message raises a Lua error either: none is caught as internal.
-    let internal: Vec<String> = names
-        .iter()
-        .map(|n| format!("{n}.expert.internal"))
-        .collect();
-    let out = tshark_command()
-        .arg("-r")
-        .arg(&pcap)
-        .arg("-X")
-        .arg(format!("lua_script:{}", repo_root().join(lua).display()))
-        .args(&args)
-        .args(["-Y", &internal.join(" || ")])
-        .output()
-        .expect("tshark runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && !stderr.contains("Lua"),
-        "{name}: {stderr}"
-    );
-    let failed: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
+    let luas = [repo_root().join(lua)];
+    let luas: Vec<&std::path::Path> = luas.iter().map(|p| p.as_path()).collect();
+    let failed = wiregen_verify::hidden_lua_errors(&pcap, &luas, &args, names)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(
         failed.is_empty(),
         "{name}: {} Lua errors with the tree hidden, first: {:?}",

@@ -504,6 +504,11 @@ fn hostile<P: ArbitraryProtocol>(
     let d = dissect(&pcap, &luas, args)?;
     report.hostile = datagrams.len();
     lua_errors(&d, P::NAME, 0, &datagrams, &mut report.errors);
+    for line in crate::tshark::hidden_lua_errors(&pcap, &luas, args, &[P::NAME])? {
+        report
+            .errors
+            .push(format!("a Lua error with the tree hidden: {line}"));
+    }
     keep_or_remove(opts, pcap, before, report);
     Ok(())
 }

@@ -40,7 +40,8 @@ pub use pcap::{
 pub use report::{Options, Report};
 pub use rng::Rng;
 pub use tshark::{
-    dissect, tshark, tshark_command, tshark_command_via, Dissection, Field, MALFORMED_EXPERTS,
+    dissect, hidden_lua_errors, tshark, tshark_command, tshark_command_via, Dissection, Field,
+    MALFORMED_EXPERTS,
 };
 
 use std::process::ExitCode;

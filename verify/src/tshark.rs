@@ -194,6 +194,40 @@ fn boolean_show<'s>(show: &'s str, value: &str) -> &'s str {
     }
 }
 
+/// The frames of `pcap` whose dissection by `luas` (and `extra` arguments) raised a Lua error
+/// with the tree not shown (tshark's summary mode, where the generated dissectors make no
+/// subtree of a label: a path PDML never takes), as the dissectors of `protos` caught them
+/// (`<proto>.expert.internal`): frame number and summary line.
+pub fn hidden_lua_errors(
+    pcap: &Path,
+    luas: &[&Path],
+    extra: &[&str],
+    protos: &[&str],
+) -> Result<Vec<String>, String> {
+    let mut cmd = tshark_command()?;
+    cmd.arg("-r").arg(pcap);
+    for lua in luas {
+        cmd.arg("-X").arg(format!("lua_script:{}", lua.display()));
+    }
+    let internal: Vec<String> = protos
+        .iter()
+        .map(|p| format!("{p}.expert.internal"))
+        .collect();
+    let out = cmd
+        .args(extra)
+        .args(["-Y", &internal.join(" || ")])
+        .output()
+        .map_err(|e| format!("cannot run tshark: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() || stderr.contains("Lua") {
+        return Err(format!("tshark failed: {}", stderr.trim_end()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim().to_string())
+        .collect())
+}
+
 /// Runs tshark with the dissectors `luas` (and `extra` arguments) on `pcap` and parses its PDML.
 /// A Lua error is not a failure here: [`Dissection::lua_errors`] lists them.
 pub fn dissect(pcap: &Path, luas: &[&Path], extra: &[&str]) -> Result<Dissection, String> {
