@@ -307,11 +307,8 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
             left -= words * 64;
             done = 8 * words;
         }
-        let mut tail = out[done..].iter_mut();
-        for o in tail.by_ref() {
-            if left == 0 {
-                break;
-            }
+        // The bytes after the words: as many as the bits left fill.
+        for o in &mut out[done..] {
             let k = left.min(8);
             let b = self.bits(k as u32, field)? as u8;
             // A last partial byte keeps its bits where the stream's order puts the first one.

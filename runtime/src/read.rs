@@ -6,7 +6,6 @@ use crate::{
 use std::borrow::Cow;
 use std::rc::Rc;
 
-/// Reads fields from a byte slice, within a movable end limit; optionally notes every field.
 /// Unsigned LEB128 from the next eight bytes as one little-endian word, when they hold its last
 /// group (a byte without 0x80): the value and its length in bytes. The usual value is short, so
 /// both readers try this first: one load instead of a read per byte.
