@@ -194,6 +194,16 @@ fn boolean_show<'s>(show: &'s str, value: &str) -> &'s str {
     }
 }
 
+/// An isolated tshark reading `pcap` with the dissectors `luas`.
+fn reading(pcap: &Path, luas: &[&Path]) -> Result<Command, String> {
+    let mut cmd = tshark_command()?;
+    cmd.arg("-r").arg(pcap);
+    for lua in luas {
+        cmd.arg("-X").arg(format!("lua_script:{}", lua.display()));
+    }
+    Ok(cmd)
+}
+
 /// The frames of `pcap` whose dissection by `luas` (and `extra` arguments) raised a Lua error
 /// with the tree not shown (tshark's summary mode, where the generated dissectors make no
 /// subtree of a label: a path PDML never takes), as the dissectors of `protos` caught them
@@ -204,11 +214,7 @@ pub fn hidden_lua_errors(
     extra: &[&str],
     protos: &[&str],
 ) -> Result<Vec<String>, String> {
-    let mut cmd = tshark_command()?;
-    cmd.arg("-r").arg(pcap);
-    for lua in luas {
-        cmd.arg("-X").arg(format!("lua_script:{}", lua.display()));
-    }
+    let mut cmd = reading(pcap, luas)?;
     let internal: Vec<String> = protos
         .iter()
         .map(|p| format!("{p}.expert.internal"))
@@ -231,11 +237,7 @@ pub fn hidden_lua_errors(
 /// Runs tshark with the dissectors `luas` (and `extra` arguments) on `pcap` and parses its PDML.
 /// A Lua error is not a failure here: [`Dissection::lua_errors`] lists them.
 pub fn dissect(pcap: &Path, luas: &[&Path], extra: &[&str]) -> Result<Dissection, String> {
-    let mut cmd = tshark_command()?;
-    cmd.arg("-r").arg(pcap);
-    for lua in luas {
-        cmd.arg("-X").arg(format!("lua_script:{}", lua.display()));
-    }
+    let mut cmd = reading(pcap, luas)?;
     let out = cmd
         .args(["-T", "pdml"])
         .args(extra)
