@@ -175,10 +175,15 @@ pub struct Verdict {
 type Key = (u64, u64);
 
 /// A table of places keeping at most a window of them: past it the oldest added goes.
+///
+/// Each entry keeps the serial of the add that made it, and so does its place in `order`: a key
+/// removed (acked) and added again has two places there, and only the newer one is its own — the
+/// older must not evict it (the dissector's bounded tables check a key's place the same way).
 #[derive(Debug)]
 struct Window<V> {
-    map: BTreeMap<Key, V>,
-    order: VecDeque<Key>,
+    map: BTreeMap<Key, (V, u64)>,
+    order: VecDeque<(Key, u64)>,
+    adds: u64,
 }
 
 impl<V> Default for Window<V> {
@@ -186,27 +191,51 @@ impl<V> Default for Window<V> {
         Window {
             map: BTreeMap::new(),
             order: VecDeque::new(),
+            adds: 0,
         }
     }
 }
 
 impl<V> Window<V> {
-    /// Adds `key`; returns how many entries were forgotten to keep `limit`.
+    fn get(&self, key: &Key) -> Option<&V> {
+        self.map.get(key).map(|(v, _)| v)
+    }
+
+    fn remove(&mut self, key: &Key) -> Option<V> {
+        self.map.remove(key).map(|(v, _)| v)
+    }
+
+    /// Whether `serial` is `key`'s own place in `order` (not one left by a removed entry).
+    fn holds(&self, key: &Key, serial: u64) -> bool {
+        self.map.get(key).is_some_and(|(_, s)| *s == serial)
+    }
+
+    /// Adds `key` (a key already in keeps its place); returns how many entries were forgotten
+    /// to keep `limit`.
     fn add(&mut self, key: Key, value: V, limit: usize) -> u64 {
-        if self.map.insert(key, value).is_none() {
-            self.order.push_back(key);
+        if let Some(entry) = self.map.get_mut(&key) {
+            entry.0 = value;
+        } else {
+            self.adds += 1;
+            self.map.insert(key, (value, self.adds));
+            self.order.push_back((key, self.adds));
         }
         let mut forgotten = 0;
         while self.map.len() > limit {
             match self.order.pop_front() {
-                Some(old) => forgotten += u64::from(self.map.remove(&old).is_some()),
+                Some((old, serial)) if self.holds(&old, serial) => {
+                    self.map.remove(&old);
+                    forgotten += 1;
+                }
+                Some(_) => {}
                 None => break,
             }
         }
         // Keys removed otherwise (acked) leave their place in `order`: drop them now and then.
         if self.order.len() > 4 * limit + 64 {
-            let map = &self.map;
-            self.order.retain(|k| map.contains_key(k));
+            let mut order = std::mem::take(&mut self.order);
+            order.retain(|(k, serial)| self.holds(k, *serial));
+            self.order = order;
         }
         forgotten
     }
@@ -306,7 +335,7 @@ impl Analyzer {
             Some(((h, _), _)) => unwrap(n.place.number % wrap, h, wrap),
         };
         let key = (number, n.place.part);
-        if let Some(&first) = d.seen.map.get(&key) {
+        if let Some(&first) = d.seen.get(&key) {
             verdict.repeat_of = Some(first);
             verdict.retransmission = n.reliable;
             return;
@@ -363,7 +392,7 @@ impl Analyzer {
                 .collect()
         };
         for k in acked {
-            if let Some((frame, sent)) = d.waiting.map.remove(&k) {
+            if let Some((frame, sent)) = d.waiting.remove(&k) {
                 out.push(Acked {
                     frame,
                     rtt: time.saturating_sub(sent),

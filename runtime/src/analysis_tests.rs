@@ -188,3 +188,32 @@ fn channels_count_apart() {
     assert_eq!(a.observe(3, ms(0), true, &on(0, 11)), Verdict::default());
     assert_eq!(a.observe(4, ms(0), true, &on(1, 1)), Verdict::default());
 }
+
+#[test]
+fn a_send_acked_and_sent_again_is_not_evicted_by_its_first_place() {
+    // Window 2. Send 1 is acked, then forgotten by `seen`; sent again it is new and waits once
+    // more, behind its first (acked) place in the order: evicting the oldest must skip that
+    // place and forget send 2, not the send just made.
+    let mut a = Analyzer::with_window(&[1 << 16], 2);
+    let ack = |number| Facts {
+        acks: vec![Ack {
+            place: place(number, 0),
+            cumulative: false,
+        }],
+        ..Facts::default()
+    };
+    a.observe(1, ms(1), true, &numbered(1, 0, true, true));
+    assert_eq!(a.observe(2, ms(2), false, &ack(1)).acked.len(), 1);
+    a.observe(3, ms(3), true, &numbered(2, 0, true, true));
+    a.observe(4, ms(4), true, &numbered(3, 0, true, true));
+    let again = a.observe(5, ms(5), true, &numbered(1, 0, true, true));
+    assert_eq!(again.repeat_of, None, "forgotten by `seen`: new again");
+    let frames = |v: Verdict| v.acked.iter().map(|a| a.frame).collect::<Vec<_>>();
+    assert_eq!(frames(a.observe(6, ms(9), false, &ack(1))), [5]);
+    assert_eq!(
+        frames(a.observe(7, ms(9), false, &ack(2))),
+        [] as [u64; 0],
+        "send 2 was the oldest waiting"
+    );
+    assert_eq!(frames(a.observe(8, ms(9), false, &ack(3))), [4]);
+}

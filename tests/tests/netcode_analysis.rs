@@ -8,7 +8,12 @@
 
 mod analysis_support;
 
-use analysis_support::{as_pcap, crate_run, dissector_run, tap_totals, totals, Numbered, Pcap};
+use analysis_support::{
+    as_pcap, crate_run, dissector_run, set_udp_payload, tap_totals, totals, udp_payload, Numbered,
+    Pcap,
+};
+use wiregen_runtime::analysis::WINDOW;
+use wiregen_runtime::Codec;
 use wiregen_runtime::Protocol;
 
 /// The original capture and the three changed copies: each agrees between crate and dissector
@@ -151,6 +156,85 @@ fn game_protocol() {
         "gameproto-start.pcap",
         &[8999],
         "dissectors/game_protocol.lua",
+    );
+}
+
+/// Past the window, both outputs forget the same sends: R-Type send 1 is acked, then forgotten
+/// by `seen` behind 4,096 newer sends (all waiting), and sent again — new, it waits once more,
+/// behind its first (acked) place in the queue, and the window evicts. The oldest waiting is
+/// send 2, not the send just made: the server's ack of 1 links the second send of 1, and its ack
+/// of 2 links nothing. (The crate used to evict the new send by its first place.)
+#[test]
+fn a_send_sent_again_past_the_window_is_forgotten_alike() {
+    let mut pcap = Pcap::read(&as_pcap("rtype.pcap", "rtype_impl"));
+    let link = pcap.link_header_len();
+    let to_server = |data: &[u8]| {
+        let udp = link + usize::from(data[link] & 0x0F) * 4;
+        matches!(
+            u16::from_be_bytes([data[udp + 2], data[udp + 3]]),
+            8080 | 9000
+        )
+    };
+    let template = |client: bool| {
+        pcap.records
+            .iter()
+            .find(|(_, d)| {
+                to_server(d) == client && rtype_impl::Packet::decode(udp_payload(d, link)).is_ok()
+            })
+            .cloned()
+            .expect("a datagram each way")
+    };
+    let (client, server) = (template(true), template(false));
+    // (from the client, sequence (0: unreliable), ack)
+    let last = WINDOW as u32 + 1;
+    let mut plan = vec![(true, 1, 0), (false, 0, 1)];
+    plan.extend((2..=last).map(|n| (true, n, 0)));
+    plan.extend([(true, 1, 0), (false, 0, 1), (false, 0, 2)]);
+    let start = u32::from_le_bytes(client.0[..4].try_into().unwrap());
+    pcap.records = plan
+        .iter()
+        .enumerate()
+        .map(|(i, &(from_client, sequence, ack))| {
+            let (mut head, mut data) = if from_client {
+                client.clone()
+            } else {
+                server.clone()
+            };
+            let mut p = rtype_impl::Packet::decode(udp_payload(&data, link)).unwrap();
+            p.flags = rtype_impl::PacketFlags(if sequence > 0 { 0x01 } else { 0 });
+            (p.sequence, p.ack, p.fragment_count) = (sequence, ack, 0);
+            let payload = p.encode().unwrap();
+            set_udp_payload(&mut head, &mut data, link, &payload);
+            // One millisecond apart.
+            head[..4].copy_from_slice(&(start + i as u32 / 1000).to_le_bytes());
+            head[4..8].copy_from_slice(&(i as u32 % 1000 * 1_000_000).to_le_bytes());
+            (head, data)
+        })
+        .collect();
+    let bytes = pcap.bytes();
+    let (verdicts, _, _) = crate_run::<rtype_impl::Protocol>(&bytes, &[8080, 9000]);
+    let n = plan.len() as u64;
+    let acked = |frame: u64| {
+        verdicts
+            .get(&frame)
+            .map_or(vec![], |v| v.acks.iter().map(|a| a.0).collect())
+    };
+    assert_eq!(acked(2), [1], "the first ack links send 1");
+    assert_eq!(
+        acked(n - 1),
+        [n - 2],
+        "the second ack of 1 links its second send"
+    );
+    assert_eq!(acked(n), [] as [u64; 0], "send 2 was forgotten");
+    assert_eq!(
+        verdicts,
+        dissector_run(
+            &bytes,
+            "dissectors/rtype_impl.lua",
+            "rtype_impl",
+            "past-window"
+        ),
+        "crate and dissector past the window"
     );
 }
 

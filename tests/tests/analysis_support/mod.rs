@@ -81,6 +81,17 @@ impl Pcap {
         }
     }
 
+    /// The length of each record's link-layer header (null, Ethernet, Linux cooked v1 / v2).
+    pub fn link_header_len(&self) -> usize {
+        match u32::from_le_bytes(self.header[20..24].try_into().unwrap()) {
+            0 => 4,
+            1 => 14,
+            113 => 16,
+            276 => 20,
+            other => panic!("link type {other}"),
+        }
+    }
+
     pub fn bytes(&self) -> Vec<u8> {
         let mut out = self.header.clone();
         for (h, d) in &self.records {
@@ -89,6 +100,36 @@ impl Pcap {
         }
         out
     }
+}
+
+/// The UDP payload of an IPv4 record whose link header is `link` bytes.
+pub fn udp_payload(data: &[u8], link: usize) -> &[u8] {
+    let udp = link + usize::from(data[link] & 0x0F) * 4;
+    &data[udp + 8..]
+}
+
+/// Replaces the UDP payload of an IPv4 record (record header `head`, link header `link` bytes):
+/// the record, IP and UDP lengths and the IP checksum redone, no UDP checksum (IPv4 allows it).
+pub fn set_udp_payload(head: &mut [u8], data: &mut Vec<u8>, link: usize, payload: &[u8]) {
+    let ip = link;
+    let udp = ip + usize::from(data[ip] & 0x0F) * 4;
+    data.truncate(udp + 8);
+    data.extend_from_slice(payload);
+    let (ip_len, udp_len) = ((data.len() - ip) as u16, (data.len() - udp) as u16);
+    data[ip + 2..ip + 4].copy_from_slice(&ip_len.to_be_bytes());
+    data[udp + 4..udp + 6].copy_from_slice(&udp_len.to_be_bytes());
+    data[udp + 6..udp + 8].copy_from_slice(&[0, 0]);
+    data[ip + 10..ip + 12].copy_from_slice(&[0, 0]);
+    let sum = data[ip..udp]
+        .chunks(2)
+        .map(|w| u32::from(u16::from_be_bytes([w[0], w[1]])))
+        .sum::<u32>();
+    let sum = (sum & 0xFFFF) + (sum >> 16);
+    let sum = !((sum & 0xFFFF) + (sum >> 16)) as u16;
+    data[ip + 10..ip + 12].copy_from_slice(&sum.to_be_bytes());
+    let len = (data.len() as u32).to_le_bytes();
+    head[8..12].copy_from_slice(&len);
+    head[12..16].copy_from_slice(&len);
 }
 
 /// A numbered datagram of the original capture.
@@ -261,19 +302,10 @@ pub fn totals(s: &Stats) -> (u64, u64, u64) {
 /// (a little-endian nanosecond pcap).
 pub fn riptide_2_2_capture() -> Vec<u8> {
     let mut pcap = Pcap::read(&as_pcap("riptide21-udp.pcap", "riptide_2_2"));
-    let link = match u32::from_le_bytes(pcap.header[20..24].try_into().unwrap()) {
-        0 => 4,
-        1 => 14,
-        113 => 16,
-        276 => 20,
-        other => panic!("link type {other}"),
-    };
+    let link = pcap.link_header_len();
     let (mut short, mut long) = (0, 0);
     for (head, data) in &mut pcap.records {
-        let ip = link;
-        let udp = ip + usize::from(data[ip] & 0x0F) * 4;
-        let payload = &data[udp + 8..];
-        let Ok(old) = riptide_2_1::Message::decode(payload) else {
+        let Ok(old) = riptide_2_1::Message::decode(udp_payload(data, link)) else {
             continue;
         };
         let riptide_2_1::MessageBody::Ack(a) = old.body else {
@@ -294,24 +326,7 @@ pub fn riptide_2_2_capture() -> Vec<u8> {
         }
         .encode()
         .unwrap();
-        data.truncate(udp + 8);
-        data.extend_from_slice(&new);
-        let (ip_len, udp_len) = ((data.len() - ip) as u16, (data.len() - udp) as u16);
-        data[ip + 2..ip + 4].copy_from_slice(&ip_len.to_be_bytes());
-        data[udp + 4..udp + 6].copy_from_slice(&udp_len.to_be_bytes());
-        // No UDP checksum (IPv4 allows it); the IP header's summed anew.
-        data[udp + 6..udp + 8].copy_from_slice(&[0, 0]);
-        data[ip + 10..ip + 12].copy_from_slice(&[0, 0]);
-        let sum = data[ip..udp]
-            .chunks(2)
-            .map(|w| u32::from(u16::from_be_bytes([w[0], w[1]])))
-            .sum::<u32>();
-        let sum = (sum & 0xFFFF) + (sum >> 16);
-        let sum = !((sum & 0xFFFF) + (sum >> 16)) as u16;
-        data[ip + 10..ip + 12].copy_from_slice(&sum.to_be_bytes());
-        let len = (data.len() as u32).to_le_bytes();
-        head[8..12].copy_from_slice(&len);
-        head[12..16].copy_from_slice(&len);
+        set_udp_payload(head, data, link, &new);
     }
     assert!(short > 0 && long > 0, "{short} short and {long} long Acks");
     pcap.bytes()
