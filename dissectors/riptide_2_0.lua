@@ -198,9 +198,10 @@ local E = {
   duplicate = ProtoExpert.new("riptide_2_0.analysis.duplicate", "Duplicate datagram", expert.group.SEQUENCE, expert.severity.NOTE),
   retransmission = ProtoExpert.new("riptide_2_0.analysis.retransmission", "Retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
   out_of_order = ProtoExpert.new("riptide_2_0.analysis.out_of_order_datagram", "Out-of-order datagram", expert.group.SEQUENCE, expert.severity.WARN),
+  forgotten = ProtoExpert.new("riptide_2_0.analysis.forgotten", "Oldest analysis entry forgotten (past the window)", expert.group.SEQUENCE, expert.severity.NOTE),
   tcp = ProtoExpert.new("riptide_2_0.expert.tcp_stream", "TCP stream cannot be read whole", expert.group.REASSEMBLE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.lost, E.duplicate, E.retransmission, E.out_of_order, E.tcp }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.lost, E.duplicate, E.retransmission, E.out_of_order, E.forgotten, E.tcp }
 
 -- string.format for messages that show wire values: a %d or %x given a number Lua cannot
 -- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
@@ -743,9 +744,14 @@ register_text_stat("fields", "Riptide 2.0 bytes per field", field_stats)
 -- Numbers unwrap to the nearest of the last one's wraps; keys are number * 65536 + part.
 proto.prefs.analyze = Pref.bool("Analyze sequence numbers, acks and pings", true,
   "Mark lost, duplicate, retransmitted and out-of-order datagrams and link acks and pings to what they answer (the riptide_2_0.analysis.* fields)")
--- The preference, read when it changes (not per message: two C calls).
+-- Places, sends and pings kept per channel and direction (the crate's analysis::WINDOW by
+-- default, so both outputs forget the same; a bulk transfer with more sends in flight needs
+-- more). Every entry kept is memory each garbage collection walks: see new_window.
+proto.prefs.analysis_window = Pref.uint("Analysis window", 256,
+  "Places, sends and pings remembered per channel and direction; past it the oldest is forgotten (a repeat or an ack of it is not linked, and a riptide_2_0.analysis.forgotten note says so)")
+-- The preferences, read when they change (not per message: two C calls each).
 local ANALYZE = proto.prefs.analyze
-local ANALYSIS_WINDOW = 4096
+local ANALYSIS_WINDOW = 256
 local MAX_ANALYSED = 65536
 local WRAPS = { 65536 }
 local analysed = bounded(MAX_ANALYSED)
@@ -754,8 +760,10 @@ local analysed = bounded(MAX_ANALYSED)
 -- array part (frame, rtt, frame, rtt, …). The first pass's verdicts are kept as text, a record
 -- per message ("\n<frame>:<message index>:<numbers>;"), in strings of VERDICT_CHUNK records, by
 -- the first frame of each: a capture's worth of tables (or of numbers in one) is what every
--- garbage collection walks, and the analysis cost more than the dissection; a string is one
--- object to the collector whatever it holds.
+-- garbage collection walks, and the analysis cost more than the dissection. A full chunk is kept
+-- in a ByteArray, whose bytes Wireshark holds outside Lua's heap: kept strings grow the heap the
+-- collector paces itself by, and the rarer its collections, the colder each message's garbage
+-- when it is swept.
 local VERDICT_CHUNK = 256
 local verdict_chunks, verdict_chunk_first = {}, {}
 local verdict_records = {}
@@ -765,14 +773,15 @@ local ANALYSIS_INDEX = 0
 -- numbers are written as integers, round trips (fractions of a second) with every digit, in one
 -- string.format each: a number concatenated is formatted as a float, several times the cost.
 local function keep_verdict(frame, index, v)
-  local record = string.format("\n%d:%d:%d,%d,%d,%d,%d,%d,%s", frame, index, v.lost or 0,
+  local record = string.format("\n%d:%d:%d,%d,%d,%d,%d,%d,%s,%d", frame, index, v.lost or 0,
     v.repeat_of or 0, v.retransmission and 1 or 0, v.out_of_order and 1 or 0,
-    v.before_first and 1 or 0, v.ping_frame or 0, v.ping_rtt and string.format("%.17g", v.ping_rtt) or "0")
+    v.before_first and 1 or 0, v.ping_frame or 0, v.ping_rtt and string.format("%.17g", v.ping_rtt) or "0",
+    v.forgotten or 0)
   for i = 1, #v, 2 do record = record .. string.format(",%d,%.17g", v[i], v[i + 1]) end
   if #verdict_records == 0 then verdict_chunk_first[#verdict_chunks + 1] = frame end
   verdict_records[#verdict_records + 1] = record .. ";"
   if #verdict_records == VERDICT_CHUNK then
-    verdict_chunks[#verdict_chunks + 1] = table.concat(verdict_records)
+    verdict_chunks[#verdict_chunks + 1] = ByteArray.new(table.concat(verdict_records), true)
     verdict_records = {}
   end
 end
@@ -790,7 +799,10 @@ local function verdict_texts(frame)
   local first = at
   while first > 1 and verdict_chunk_first[first] == frame do first = first - 1 end
   local texts = {}
-  for j = first, at do texts[#texts + 1] = verdict_chunks[j] or table.concat(verdict_records) end
+  for j = first, at do
+    local chunk = verdict_chunks[j]
+    texts[#texts + 1] = chunk ~= nil and chunk:raw() or table.concat(verdict_records)
+  end
   return texts
 end
 
@@ -806,7 +818,8 @@ local function parse_verdict(text, from)
   if numbers[4] == 1 then v.out_of_order = true end
   if numbers[5] == 1 then v.before_first = true end
   if numbers[6] > 0 then v.ping_frame, v.ping_rtt = numbers[6], numbers[7] end
-  for i = 8, #numbers do v[i - 7] = numbers[i] end
+  if numbers[8] > 0 then v.forgotten = numbers[8] end
+  for i = 9, #numbers do v[i - 8] = numbers[i] end
   return v
 end
 
@@ -848,26 +861,102 @@ local function analysis_unwrap(raw, near, wrap)
   return best
 end
 
--- Adds to a window of places; past ANALYSIS_WINDOW the oldest added goes, counted. Returns the
--- key forgotten, if any.
-local function window_add(w, key, value, st)
-  bounded_set(w, key, value)
-  if w.count > ANALYSIS_WINDOW then
-    st.forgotten = st.forgotten + 1
-    return bounded_evict(w)
+-- A window of places (the crate's analysis::Window): at most ANALYSIS_WINDOW entries, past it
+-- the oldest added goes, counted. `at[key]` is the serial of the add that made key's entry; its
+-- key, frame and time sit in three rings of numbers at the serial's slot. A removed (acked) entry
+-- empties its slot, so the oldest kept entry is the first filled slot from `head`, and a key
+-- added again is never taken for its older self. Why rings: every table the analysis keeps is
+-- walked by each garbage collection and makes the collections rarer, so the garbage of every
+-- message is colder when they come; three hashes per window (key to frame, key to place, place
+-- to key) made the analysis cost more than the dissection.
+local WINDOW_SLOTS = 2 * ANALYSIS_WINDOW
+
+-- A new window size (a preference changed; the state is made anew before the next pass).
+local function set_analysis_window(n)
+  ANALYSIS_WINDOW = math.max(1, n)
+  WINDOW_SLOTS = 2 * ANALYSIS_WINDOW
+end
+
+local function new_window()
+  return { at = {}, keys = {}, frames = {}, times = {}, head = 1, tail = 0, count = 0 }
+end
+
+local function window_slot(serial)
+  return (serial - 1) % WINDOW_SLOTS + 1
+end
+
+-- The frame and time of `key`'s entry (nil: none).
+local function window_get(w, key)
+  local serial = w.at[key]
+  if serial == nil then return nil end
+  local slot = window_slot(serial)
+  return w.frames[slot], w.times[slot]
+end
+
+local function window_remove(w, key)
+  local serial = w.at[key]
+  if serial == nil then return end
+  local slot = window_slot(serial)
+  w.at[key], w.keys[slot], w.frames[slot], w.times[slot] = nil, nil, nil, nil
+  w.count = w.count - 1
+end
+
+-- Moves `head` past the slots removed entries emptied.
+local function window_skip(w)
+  local head, keys = w.head, w.keys
+  while head <= w.tail and keys[window_slot(head)] == nil do head = head + 1 end
+  w.head = head
+end
+
+-- The kept entries one after the other again from serial 1, when emptied slots would make the
+-- next add wrap onto a kept one (at most once every ANALYSIS_WINDOW adds).
+local function window_pack(w)
+  local keys, frames, times, n = {}, {}, {}, 0
+  for serial = w.head, w.tail do
+    local slot = window_slot(serial)
+    local k = w.keys[slot]
+    if k ~= nil then
+      n = n + 1
+      keys[n], frames[n], times[n] = k, w.frames[slot], w.times[slot]
+      w.at[k] = n
+    end
   end
-  return nil
+  w.keys, w.frames, w.times, w.head, w.tail = keys, frames, times, 1, n
+end
+
+-- Adds `key` with its frame and time (a key kept already keeps its place and takes them).
+local function window_add(w, key, frame, time, st)
+  local serial = w.at[key]
+  if serial ~= nil then
+    local slot = window_slot(serial)
+    w.frames[slot], w.times[slot] = frame, time
+    return
+  end
+  window_skip(w)
+  if w.tail - w.head + 1 >= WINDOW_SLOTS then window_pack(w) end
+  serial = w.tail + 1
+  local slot = window_slot(serial)
+  w.at[key], w.keys[slot], w.frames[slot], w.times[slot] = serial, key, frame, time
+  w.tail, w.count = serial, w.count + 1
+  if w.count > ANALYSIS_WINDOW then
+    window_skip(w)
+    window_remove(w, w.keys[window_slot(w.head)])
+    st.forgotten = st.forgotten + 1
+  end
 end
 
 local function new_analysis()
-  local st = { channels = {}, pings = { {}, {} }, ping_at = { {}, {} }, ping_order = { {}, {} }, forgotten = 0 }
+  -- Pings by id per direction: the frame and time of each, and the order they came in (a ring
+  -- of ANALYSIS_WINDOW + 1 ids, an id answered and sent again in it twice, as the crate does).
+  local st = { channels = {}, pings = { {}, {} }, ping_at = { {}, {} },
+    ping_order = { { head = 1, tail = 0 }, { head = 1, tail = 0 } }, forgotten = 0 }
   for c = 1, #WRAPS do
     st.channels[c] = {}
     for side = 1, 2 do
-      -- `waiting` holds a reliable send's frame, `sent_at` its time.
-      -- `highest` is number * 65536 + part; `highest_n` its number.
-      st.channels[c][side] = { highest = nil, highest_n = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
-        waiting = bounded(ANALYSIS_WINDOW), sent_at = {} }
+      -- `highest` is number * 65536 + part; `highest_n` its number. `waiting` holds the
+      -- reliable sends not acked yet.
+      st.channels[c][side] = { highest = nil, highest_n = nil, closed = true, seen = new_window(),
+        waiting = new_window() }
     end
   end
   return st
@@ -884,7 +973,7 @@ local function analysis_numbered(st, side, frame, time, verdict)
     number = analysis_unwrap(FACTS.seq_n % wrap, d.highest_n, wrap)
   end
   local key = number * 65536 + part
-  local first = d.seen.map[key]
+  local first = window_get(d.seen, key)
   if first ~= nil then
     verdict.repeat_of = first
     verdict.retransmission = FACTS.seq_rel
@@ -910,12 +999,8 @@ local function analysis_numbered(st, side, frame, time, verdict)
   if d.highest == nil or key > d.highest then
     d.highest, d.highest_n, d.closed = key, number, FACTS.seq_last
   end
-  window_add(d.seen, key, frame, st)
-  if FACTS.seq_rel then
-    d.sent_at[key] = time
-    local gone = window_add(d.waiting, key, frame, st)
-    if gone ~= nil then d.sent_at[gone] = nil end
-  end
+  window_add(d.seen, key, frame, nil, st)
+  if FACTS.seq_rel then window_add(d.waiting, key, frame, time, st) end
 end
 
 -- Ack `i` of FACTS, of direction `side`'s sends.
@@ -927,51 +1012,55 @@ local function analysis_ack(st, side, i, time, verdict)
   local w = d.waiting
   local acked
   if FACTS.ack_cum[i] then
-    -- Acked sends leave their queue slots behind: skip those at the front first, so a
-    -- cumulative ack reads only the sends still waiting.
-    while w.head <= w.tail and (w.queue[w.head] == nil or w.pos[w.queue[w.head]] ~= w.head) do
-      w.queue[w.head] = nil
-      w.head = w.head + 1
-    end
-    local limit = (number + 1) * 65536
-    for j = w.head, w.tail do
-      local k = w.queue[j]
-      if k ~= nil and w.pos[k] == j and k < limit then
+    -- Every send still waiting below the next number, in the order of their places.
+    window_skip(w)
+    local limit, keys = (number + 1) * 65536, w.keys
+    for serial = w.head, w.tail do
+      local k = keys[window_slot(serial)]
+      if k ~= nil and k < limit then
         acked = acked or {}
         acked[#acked + 1] = k
       end
     end
-    if acked ~= nil then table.sort(acked) end
-  elseif w.map[number * 65536 + FACTS.ack_part[i]] ~= nil then
+    if acked ~= nil and #acked > 1 then table.sort(acked) end
+  elseif w.at[number * 65536 + FACTS.ack_part[i]] ~= nil then
     acked = { number * 65536 + FACTS.ack_part[i] }
   end
   if acked == nil then return end
   for j = 1, #acked do
     local k = acked[j]
-    verdict[#verdict + 1] = w.map[k]
-    verdict[#verdict + 1] = time - d.sent_at[k]
-    bounded_remove(w, k)
-    d.sent_at[k] = nil
+    local frame, sent = window_get(w, k)
+    verdict[#verdict + 1] = frame
+    verdict[#verdict + 1] = time - sent
+    window_remove(w, k)
   end
 end
 
 local function analysis_ping(st, side, frame, time, verdict)
   local id = FACTS.ping_id
+  local pings, ping_at = st.pings[side], st.ping_at[side]
   if FACTS.ping_reply then
-    local sent = st.pings[3 - side][id]
+    local asked, asked_at = st.pings[3 - side], st.ping_at[3 - side]
+    local sent = asked[id]
     if sent ~= nil then
-      verdict.ping_frame, verdict.ping_rtt = sent, time - st.ping_at[3 - side][id]
-      st.pings[3 - side][id], st.ping_at[3 - side][id] = nil, nil
+      verdict.ping_frame, verdict.ping_rtt = sent, time - asked_at[id]
+      asked[id], asked_at[id] = nil, nil
     end
     return
   end
+  -- The order is a ring of ids by serial (at most ANALYSIS_WINDOW + 1 of them at once).
   local order = st.ping_order[side]
-  if st.pings[side][id] == nil then order[#order + 1] = id end
-  st.pings[side][id], st.ping_at[side][id] = frame, time
-  while #order > ANALYSIS_WINDOW do
-    local old = table.remove(order, 1)
-    if st.pings[side][old] ~= nil then
-      st.pings[side][old], st.ping_at[side][old] = nil, nil
+  if pings[id] == nil then
+    order.tail = order.tail + 1
+    order[window_slot(order.tail)] = id
+  end
+  pings[id], ping_at[id] = frame, time
+  while order.tail - order.head + 1 > ANALYSIS_WINDOW do
+    local slot = window_slot(order.head)
+    local old = order[slot]
+    order[slot], order.head = nil, order.head + 1
+    if pings[old] ~= nil then
+      pings[old], ping_at[old] = nil, nil
       st.forgotten = st.forgotten + 1
     end
   end
@@ -998,12 +1087,15 @@ local function analysis_verdict(pinfo, root)
   local side = from == "client" and 1 or 2
   local time = pinfo.rel_ts
   local verdict = {}
+  local forgotten = st.forgotten
   if FACTS.seq then analysis_numbered(st, side, frame, time, verdict) end
   for i = 1, FACTS.nacks do analysis_ack(st, 3 - side, i, time, verdict) end
   if FACTS.ping then analysis_ping(st, side, frame, time, verdict) end
+  -- This datagram made a window forget: the conversation's count so far.
+  if st.forgotten > forgotten then verdict.forgotten = st.forgotten end
   -- (before_first comes with out_of_order, retransmission with repeat_of, ping_rtt with ping_frame)
   if #verdict == 0 and verdict.lost == nil and verdict.repeat_of == nil and not verdict.out_of_order
-      and verdict.ping_frame == nil then
+      and verdict.ping_frame == nil and verdict.forgotten == nil then
     return nil
   end
   keep_verdict(frame, ANALYSIS_INDEX, verdict)
@@ -1051,6 +1143,11 @@ local function show_analysis(verdict, tvb, root)
   if verdict.ping_frame ~= nil then
     add_generated(sub, A.ping_frame, verdict.ping_frame)
     add_generated(sub, A.ping_rtt, verdict.ping_rtt * 1000)
+  end
+  if verdict.forgotten ~= nil then
+    tree_add_proto_expert_info(sub, E.forgotten, fmt(
+      "Past the analysis window (%d per channel and direction) the oldest place, send or ping is forgotten: a repeat or an ack of it is not linked; %d forgotten in this conversation so far",
+      ANALYSIS_WINDOW, verdict.forgotten))
   end
   if #info == 0 then return "" end
   if VISIBLE then tree_append_text(sub, ": " .. table.concat(info, ", ")) end
@@ -1342,6 +1439,7 @@ register_tcp_ports()
 
 function proto.prefs_changed()
   ANALYZE = proto.prefs.analyze
+  set_analysis_window(proto.prefs.analysis_window)
   register_udp_ports()
   register_tcp_ports()
 end

@@ -216,12 +216,13 @@ local E = {
   duplicate = ProtoExpert.new("{{ name }}.analysis.duplicate", "Duplicate datagram", expert.group.SEQUENCE, expert.severity.NOTE),
   retransmission = ProtoExpert.new("{{ name }}.analysis.retransmission", "Retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
   out_of_order = ProtoExpert.new("{{ name }}.analysis.out_of_order_datagram", "Out-of-order datagram", expert.group.SEQUENCE, expert.severity.WARN),
+  forgotten = ProtoExpert.new("{{ name }}.analysis.forgotten", "Oldest analysis entry forgotten (past the window)", expert.group.SEQUENCE, expert.severity.NOTE),
 {%- endif %}
 {%- if tcp_framing.is_some() %}
   tcp = ProtoExpert.new("{{ name }}.expert.tcp_stream", "TCP stream cannot be read whole", expert.group.REASSEMBLE, expert.severity.WARN),
 {%- endif %}
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted{% if has_joins || reassembly.is_some() %}, E.rejoined{% endif %}{% if analysis.is_some() %}, E.lost, E.duplicate, E.retransmission, E.out_of_order{% endif %}{% if compression %}, E.compressed{% endif %}{% if tcp_framing.is_some() %}, E.tcp{% endif %} }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted{% if has_joins || reassembly.is_some() %}, E.rejoined{% endif %}{% if analysis.is_some() %}, E.lost, E.duplicate, E.retransmission, E.out_of_order, E.forgotten{% endif %}{% if compression %}, E.compressed{% endif %}{% if tcp_framing.is_some() %}, E.tcp{% endif %} }
 
 -- string.format for messages that show wire values: a %d or %x given a number Lua cannot
 -- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
@@ -755,6 +756,7 @@ register_{{ t.lower }}_ports()
 function proto.prefs_changed()
 {%- if analysis.is_some() %}
   ANALYZE = proto.prefs.analyze
+  set_analysis_window(proto.prefs.analysis_window)
 {%- endif %}
 {%- if let Some(a) = application %}
 {%- if a.own_id.is_some() %}

@@ -9,8 +9,12 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Duration;
 
-/// Sequence numbers, sends waiting for their ack and pings remembered per channel and direction.
-pub const WINDOW: usize = 4096;
+/// Sequence numbers, sends waiting for their ack and pings remembered per channel and direction
+/// (the dissector's default too; its `analysis_window` preference and [`Analyzer::with_window`]
+/// change it). 256 places is seconds of a game's traffic: a repeat later than that is read as out
+/// of order. Kept small for the dissector: what it keeps is memory every Lua garbage collection
+/// walks, and at 4,096 the analysis cost more than the dissection (docs/performance.md).
+pub const WINDOW: usize = 256;
 
 /// Where a datagram sits in its sender's numbering: a number, and for protocols that cut one
 /// number's payload into parts, the part's index (0 otherwise).

@@ -15,6 +15,7 @@ use analysis_support::{
 use wiregen_runtime::analysis::WINDOW;
 use wiregen_runtime::Codec;
 use wiregen_runtime::Protocol;
+use wiregen_tests::{dissect, repo_root};
 
 /// The original capture and the three changed copies: each agrees between crate and dissector
 /// and counts exactly the change.
@@ -236,6 +237,51 @@ fn a_send_sent_again_past_the_window_is_forgotten_alike() {
         ),
         "crate and dissector past the window"
     );
+    // Nothing forgotten silently: a note on each datagram that made a window forget, with the
+    // conversation's count (send W + 1 forgets place 1; send 1 again forgets place 2 and send 2);
+    // with a window the preference makes larger, nothing is forgotten and the ack of 2 links it.
+    let pcap =
+        std::env::temp_dir().join(format!("wiregen-past-window-{}.pcap", std::process::id()));
+    std::fs::write(&pcap, &bytes).unwrap();
+    let lua = repo_root().join("dissectors/rtype_impl.lua");
+    let forgotten = |extra: &[&str]| {
+        let d = dissect(&pcap, &lua, extra);
+        (0..d.frames.len())
+            .flat_map(|i| {
+                d.analysis(i, "rtype_impl")
+                    .into_iter()
+                    .filter(|f| f.name == "rtype_impl.analysis.forgotten")
+                    .map(move |f| {
+                        (
+                            i as u64 + 1,
+                            f.showname.rsplit("; ").next().unwrap_or("").to_owned(),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    let so_far = |n: u64| format!("{n} forgotten in this conversation so far");
+    assert_eq!(
+        forgotten(&[]),
+        [(n - 3, so_far(1)), (n - 2, so_far(3))],
+        "the notes of the default window"
+    );
+    let larger = format!("rtype_impl.analysis_window:{}", WINDOW + 10);
+    assert_eq!(
+        forgotten(&["-o", &larger]),
+        [],
+        "a larger window forgets nothing"
+    );
+    let d = dissect(&pcap, &lua, &["-o", &larger]);
+    let acks = d
+        .analysis(n as usize - 1, "rtype_impl")
+        .into_iter()
+        .filter(|f| f.name == "rtype_impl.analysis.acks_frame")
+        .map(|f| f.show.clone())
+        .collect::<Vec<_>>();
+    assert_eq!(acks, ["3"], "the ack of 2 links send 2 when it is kept");
+    let _ = std::fs::remove_file(pcap);
 }
 
 /// The analysis's preference is read when it changes, not per message: `-o <proto>.analyze:FALSE`
