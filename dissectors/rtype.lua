@@ -317,7 +317,7 @@ local E = {
   duplicate = ProtoExpert.new("rtype.analysis.duplicate", "Duplicate datagram", expert.group.SEQUENCE, expert.severity.NOTE),
   retransmission = ProtoExpert.new("rtype.analysis.retransmission", "Retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
   out_of_order = ProtoExpert.new("rtype.analysis.out_of_order_datagram", "Out-of-order datagram", expert.group.SEQUENCE, expert.severity.WARN),
-  forgotten = ProtoExpert.new("rtype.analysis.forgotten", "Oldest analysis entry forgotten (past the window)", expert.group.SEQUENCE, expert.severity.NOTE),
+  forgotten = ProtoExpert.new("rtype.analysis.forgotten", "Send or ping forgotten unanswered (past the analysis window)", expert.group.SEQUENCE, expert.severity.NOTE),
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.rejoined, E.lost, E.duplicate, E.retransmission, E.out_of_order, E.forgotten }
 
@@ -398,12 +398,14 @@ local function enum_name(vs, v, unknown)
 end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
--- the server is the side on the UDP ports preference.
+-- the server is the side on the UDP ports preference. (Each `pinfo` field is a C call, asked
+-- once; one string.format instead of six concatenations, two of them of numbers.)
 local function conversation_key_of(pinfo)
-  if is_server_port(pinfo.dst_port) then
-    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
+  local src_port, dst_port = pinfo.src_port, pinfo.dst_port
+  if is_server_port(dst_port) then
+    return string.format("%s:%d>%s:%d", tostring(pinfo.src), src_port, tostring(pinfo.dst), dst_port), "client"
   end
-  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+  return string.format("%s:%d>%s:%d", tostring(pinfo.dst), dst_port, tostring(pinfo.src), src_port), "server"
 end
 
 -- The key and side of the message being dissected: worked out once per message (its joins,
@@ -879,7 +881,7 @@ proto.prefs.analyze = Pref.bool("Analyze sequence numbers, acks and pings", true
 -- default, so both outputs forget the same; a bulk transfer with more sends in flight needs
 -- more). Every entry kept is memory each garbage collection walks: see new_window.
 proto.prefs.analysis_window = Pref.uint("Analysis window", 256,
-  "Places, sends and pings remembered per channel and direction; past it the oldest is forgotten (a repeat or an ack of it is not linked, and a rtype.analysis.forgotten note says so)")
+  "Places, sends and pings remembered per channel and direction; past it the oldest is forgotten (a repeat of a place is not linked; a send or ping whose ack or answer can no longer be linked gets a rtype.analysis.forgotten note)")
 -- The preferences, read when they change (not per message: two C calls each).
 local ANALYZE = proto.prefs.analyze
 local ANALYSIS_WINDOW = 256
@@ -887,9 +889,9 @@ local MAX_ANALYSED = 65536
 local WRAPS = { 4294967296 }
 local analysed = bounded(MAX_ANALYSED)
 -- A verdict is one flat table: `lost`, `repeat_of`, `retransmission`, `out_of_order`,
--- `before_first`, `ping_frame`, `ping_rtt`, and the acked frames and their round trips in its
--- array part (frame, rtt, frame, rtt, …). The first pass's verdicts are kept as text, a record
--- per message ("\n<frame>:<message index>:<numbers>;"), in strings of VERDICT_CHUNK records, by
+-- `before_first`, `ping_frame`, `ping_rtt`, `forgotten`, and the acked frames and their round
+-- trips in its array part (frame, rtt, frame, rtt, …). The first pass's verdicts are kept as
+-- text, a record per message ("\n<frame>:<message index>:<items>;", keep_verdict), in strings of VERDICT_CHUNK records, by
 -- the first frame of each: a capture's worth of tables (or of numbers in one) is what every
 -- garbage collection walks, and the analysis cost more than the dissection. A full chunk is kept
 -- in a ByteArray, whose bytes Wireshark holds outside Lua's heap: kept strings grow the heap the
@@ -900,17 +902,30 @@ local verdict_chunks, verdict_chunk_first = {}, {}
 local verdict_records = {}
 local ANALYSIS_INDEX = 0
 
--- Keeps `v`, the verdict of message `index` of `frame` (frames come in increasing order). Whole
--- numbers are written as integers, round trips (fractions of a second) with every digit, in one
--- string.format each: a number concatenated is formatted as a float, several times the cost.
+-- Keeps `v`, the verdict of message `index` of `frame` (frames come in increasing order), as
+-- "\n<frame>:<index>:" and an item for each thing it says: `a<frame>/<round trip>` per ack,
+-- `l<n>` lost, `r<frame>` or `d<frame>` a retransmission or duplicate, `o` (and `b`) out of
+-- order (below the first), `p<frame>/<round trip>` a ping, `f<n>` forgotten; round trips (in
+-- seconds) as hexadecimal floats, every bit of them at half the cost of "%.17g". The common
+-- verdict, one send acked, is one string.format.
 local function keep_verdict(frame, index, v)
-  local record = string.format("\n%d:%d:%d,%d,%d,%d,%d,%d,%s,%d", frame, index, v.lost or 0,
-    v.repeat_of or 0, v.retransmission and 1 or 0, v.out_of_order and 1 or 0,
-    v.before_first and 1 or 0, v.ping_frame or 0, v.ping_rtt and string.format("%.17g", v.ping_rtt) or "0",
-    v.forgotten or 0)
-  for i = 1, #v, 2 do record = record .. string.format(",%d,%.17g", v[i], v[i + 1]) end
+  local record
+  if #v == 2 and v.lost == nil and v.repeat_of == nil and not v.out_of_order
+      and v.ping_frame == nil and v.forgotten == nil then
+    record = string.format("\n%d:%d:a%d/%a;", frame, index, v[1], v[2])
+  else
+    local items = { string.format("\n%d:%d:", frame, index) }
+    for i = 1, #v, 2 do items[#items + 1] = string.format("a%d/%a ", v[i], v[i + 1]) end
+    if v.lost ~= nil then items[#items + 1] = string.format("l%d ", v.lost) end
+    if v.repeat_of ~= nil then items[#items + 1] = string.format(v.retransmission and "r%d " or "d%d ", v.repeat_of) end
+    if v.out_of_order then items[#items + 1] = v.before_first and "o b " or "o " end
+    if v.ping_frame ~= nil then items[#items + 1] = string.format("p%d/%a ", v.ping_frame, v.ping_rtt) end
+    if v.forgotten ~= nil then items[#items + 1] = string.format("f%d ", v.forgotten) end
+    items[#items + 1] = ";"
+    record = table.concat(items)
+  end
   if #verdict_records == 0 then verdict_chunk_first[#verdict_chunks + 1] = frame end
-  verdict_records[#verdict_records + 1] = record .. ";"
+  verdict_records[#verdict_records + 1] = record
   if #verdict_records == VERDICT_CHUNK then
     verdict_chunks[#verdict_chunks + 1] = ByteArray.new(table.concat(verdict_records), true)
     verdict_records = {}
@@ -937,20 +952,31 @@ local function verdict_texts(frame)
   return texts
 end
 
--- The verdict whose numbers start at `from` in `text`, as a table again.
+-- The verdict whose items start at `from` in `text`, as a table again.
 local function parse_verdict(text, from)
-  local numbers = {}
-  for x in text:sub(from, text:find(";", from, true) - 1):gmatch("[^,]+") do
-    numbers[#numbers + 1] = tonumber(x)
-  end
   local v = {}
-  if numbers[1] > 0 then v.lost = numbers[1] end
-  if numbers[2] > 0 then v.repeat_of, v.retransmission = numbers[2], numbers[3] == 1 end
-  if numbers[4] == 1 then v.out_of_order = true end
-  if numbers[5] == 1 then v.before_first = true end
-  if numbers[6] > 0 then v.ping_frame, v.ping_rtt = numbers[6], numbers[7] end
-  if numbers[8] > 0 then v.forgotten = numbers[8] end
-  for i = 9, #numbers do v[i - 8] = numbers[i] end
+  for item in text:sub(from, text:find(";", from, true) - 1):gmatch("%S+") do
+    local tag, rest = item:sub(1, 1), item:sub(2)
+    if tag == "a" or tag == "p" then
+      local f, rtt = rest:match("^(%d+)/(.+)$")
+      if tag == "a" then
+        local n = #v
+        v[n + 1], v[n + 2] = tonumber(f), tonumber(rtt)
+      else
+        v.ping_frame, v.ping_rtt = tonumber(f), tonumber(rtt)
+      end
+    elseif tag == "l" then
+      v.lost = tonumber(rest)
+    elseif tag == "r" or tag == "d" then
+      v.repeat_of, v.retransmission = tonumber(rest), tag == "r"
+    elseif tag == "o" then
+      v.out_of_order = true
+    elseif tag == "b" then
+      v.before_first = true
+    elseif tag == "f" then
+      v.forgotten = tonumber(rest)
+    end
+  end
   return v
 end
 
@@ -993,7 +1019,7 @@ local function analysis_unwrap(raw, near, wrap)
 end
 
 -- A window of places (the crate's analysis::Window): at most ANALYSIS_WINDOW entries, past it
--- the oldest added goes, counted. `at[key]` is the serial of the add that made key's entry; its
+-- the oldest added goes. `at[key]` is the serial of the add that made key's entry; its
 -- key, frame and time sit in three rings of numbers at the serial's slot. A removed (acked) entry
 -- empties its slot, so the oldest kept entry is the first filled slot from `head`, and a key
 -- added again is never taken for its older self. Why rings: every table the analysis keeps is
@@ -1056,24 +1082,24 @@ local function window_pack(w)
 end
 
 -- Adds `key` with its frame and time (a key kept already keeps its place and takes them).
-local function window_add(w, key, frame, time, st)
+-- Returns true when the oldest entry was forgotten to make room.
+local function window_add(w, key, frame, time)
   local serial = w.at[key]
   if serial ~= nil then
-    local slot = window_slot(serial)
+    local slot = (serial - 1) % WINDOW_SLOTS + 1
     w.frames[slot], w.times[slot] = frame, time
-    return
+    return false
   end
-  window_skip(w)
+  if w.count < w.tail - w.head + 1 then window_skip(w) end
   if w.tail - w.head + 1 >= WINDOW_SLOTS then window_pack(w) end
   serial = w.tail + 1
-  local slot = window_slot(serial)
+  local slot = (serial - 1) % WINDOW_SLOTS + 1
   w.at[key], w.keys[slot], w.frames[slot], w.times[slot] = serial, key, frame, time
   w.tail, w.count = serial, w.count + 1
-  if w.count > ANALYSIS_WINDOW then
-    window_skip(w)
-    window_remove(w, w.keys[window_slot(w.head)])
-    st.forgotten = st.forgotten + 1
-  end
+  if w.count <= ANALYSIS_WINDOW then return false end
+  window_skip(w)
+  window_remove(w, w.keys[(w.head - 1) % WINDOW_SLOTS + 1])
+  return true
 end
 
 local function new_analysis()
@@ -1130,8 +1156,12 @@ local function analysis_numbered(st, side, frame, time, verdict)
   if d.highest == nil or key > d.highest then
     d.highest, d.highest_n, d.closed = key, number, FACTS.seq_last
   end
-  window_add(d.seen, key, frame, nil, st)
-  if FACTS.seq_rel then window_add(d.waiting, key, frame, time, st) end
+  -- Places roll out of `seen` as the window slides; a send forgotten from `waiting` is one whose
+  -- ack can no longer be linked, and counted.
+  window_add(d.seen, key, frame, nil)
+  if FACTS.seq_rel and window_add(d.waiting, key, frame, time) then
+    st.forgotten = st.forgotten + 1
+  end
 end
 
 -- Ack `i` of FACTS, of direction `side`'s sends.
@@ -1222,7 +1252,7 @@ local function analysis_verdict(pinfo, root)
   if FACTS.seq then analysis_numbered(st, side, frame, time, verdict) end
   for i = 1, FACTS.nacks do analysis_ack(st, 3 - side, i, time, verdict) end
   if FACTS.ping then analysis_ping(st, side, frame, time, verdict) end
-  -- This datagram made a window forget: the conversation's count so far.
+  -- This datagram made a window forget a send or a ping: the conversation's count so far.
   if st.forgotten > forgotten then verdict.forgotten = st.forgotten end
   -- (before_first comes with out_of_order, retransmission with repeat_of, ping_rtt with ping_frame)
   if #verdict == 0 and verdict.lost == nil and verdict.repeat_of == nil and not verdict.out_of_order
@@ -1277,7 +1307,7 @@ local function show_analysis(verdict, tvb, root)
   end
   if verdict.forgotten ~= nil then
     tree_add_proto_expert_info(sub, E.forgotten, fmt(
-      "Past the analysis window (%d per channel and direction) the oldest place, send or ping is forgotten: a repeat or an ack of it is not linked; %d forgotten in this conversation so far",
+      "Past the analysis window (%d per channel and direction) the oldest send or ping waiting is forgotten: an ack or answer of it is not linked; %d forgotten in this conversation so far",
       ANALYSIS_WINDOW, verdict.forgotten))
   end
   if #info == 0 then return "" end

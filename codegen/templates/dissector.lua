@@ -216,7 +216,7 @@ local E = {
   duplicate = ProtoExpert.new("{{ name }}.analysis.duplicate", "Duplicate datagram", expert.group.SEQUENCE, expert.severity.NOTE),
   retransmission = ProtoExpert.new("{{ name }}.analysis.retransmission", "Retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
   out_of_order = ProtoExpert.new("{{ name }}.analysis.out_of_order_datagram", "Out-of-order datagram", expert.group.SEQUENCE, expert.severity.WARN),
-  forgotten = ProtoExpert.new("{{ name }}.analysis.forgotten", "Oldest analysis entry forgotten (past the window)", expert.group.SEQUENCE, expert.severity.NOTE),
+  forgotten = ProtoExpert.new("{{ name }}.analysis.forgotten", "Send or ping forgotten unanswered (past the analysis window)", expert.group.SEQUENCE, expert.severity.NOTE),
 {%- endif %}
 {%- if tcp_framing.is_some() %}
   tcp = ProtoExpert.new("{{ name }}.expert.tcp_stream", "TCP stream cannot be read whole", expert.group.REASSEMBLE, expert.severity.WARN),
@@ -482,7 +482,7 @@ function proto.init()
 {%- if has_state %}
   state_lists = bounded(MAX_KEYS)
   state_index = {}
-  frame_lists = {}
+  frame_key, frame_list, frame_more = {}, {}, {}
 {%- endif %}
 {%- for j in joins %}
   join_parts_{{ j }} = bounded(JOIN_WAITING)

@@ -142,12 +142,14 @@ local function truncated(tree, tvb, offset, field, need, have)
 end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
--- the server is the side on the UDP ports preference.
+-- the server is the side on the UDP ports preference. (Each `pinfo` field is a C call, asked
+-- once; one string.format instead of six concatenations, two of them of numbers.)
 local function conversation_key_of(pinfo)
-  if is_server_port(pinfo.dst_port) then
-    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
+  local src_port, dst_port = pinfo.src_port, pinfo.dst_port
+  if is_server_port(dst_port) then
+    return string.format("%s:%d>%s:%d", tostring(pinfo.src), src_port, tostring(pinfo.dst), dst_port), "client"
   end
-  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+  return string.format("%s:%d>%s:%d", tostring(pinfo.dst), dst_port, tostring(pinfo.src), src_port), "server"
 end
 
 -- The key and side of the message being dissected: worked out once per message (its joins,
@@ -228,11 +230,15 @@ end
 -- `state_index[conv][t][key]`; `state_lists` holds them in the order they were announced, to
 -- evict the oldest past MAX_KEYS. A frame keeps what it read by table and frame number
 -- (computed when first dissected), so re-dissection, clicks and two-pass analysis (tshark -2)
--- show the same thing.
+-- show the same thing: `frame_key[t][frame]` is the first key the frame read and
+-- `frame_list[t][frame]` its list (false: none), the frame's other keys of that table in
+-- `frame_more[t][frame]` (rare). Two numbers in two arrays, not a table per frame: a capture's
+-- worth of small tables is what every garbage collection walked, and the collections came
+-- rarer as the capture went on, each message's garbage colder when swept.
 local MAX_KEYS = 65536
 local state_lists = bounded(MAX_KEYS)
 local state_index = {}
-local frame_lists = {}
+local frame_key, frame_list, frame_more = {}, {}, {}
 -- The list each table's reads use while a field with `state` is dissected.
 local LISTS = {}
 -- Set when a value without its list took the rest of the message as bytes.
@@ -250,13 +256,21 @@ end
 
 local function state_get(pinfo, t, key)
   if key == nil then return nil end
-  local fl = subtable(subtable(frame_lists, t), pinfo.number)
-  local got = fl[key]
+  local frame = pinfo.number
+  local keys, lists = subtable(frame_key, t), subtable(frame_list, t)
+  local first = keys[frame]
+  if first == key then return lists[frame] or nil end
+  local more = first ~= nil and subtable(subtable(frame_more, t), frame) or nil
+  local got = more and more[key]
   if got == nil then
     local of_conv = state_index[conversation_key(pinfo)]
     local of_table = of_conv and of_conv[t]
     got = of_table and of_table[key] or false
-    fl[key] = got
+    if more == nil then
+      keys[frame], lists[frame] = key, got
+    else
+      more[key] = got
+    end
   end
   return got or nil
 end
@@ -567,7 +581,7 @@ register_text_stat("fields", "State bytes per field", field_stats)
 function proto.init()
   state_lists = bounded(MAX_KEYS)
   state_index = {}
-  frame_lists = {}
+  frame_key, frame_list, frame_more = {}, {}, {}
 end
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
