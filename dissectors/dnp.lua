@@ -1514,7 +1514,7 @@ local function join_0(pinfo, tree, v)
         i = (i + 1) % 65535
       end
       st.run_a = nil
-      whole.s1 = table.concat(whole.s1)
+      whole.s1 = ByteArray.new(table.concat(whole.s1), true)
       if st.n == 0 then bounded_remove(join_parts_0, key) end
       frame_joins_0[here] = whole
     end
@@ -1525,8 +1525,8 @@ local function join_0(pinfo, tree, v)
   tree_add_proto_expert_info(tree, E.joined, fmt("LongReliableMessage joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [LongReliableMessage joined from %d parts]", whole.count)
   local sub
-  if #whole.s1 > 0 then
-    local wtvb = ByteArray.new(whole.s1, true):tvb("Joined chunk")
+  if whole.s1:len() > 0 then
+    local wtvb = whole.s1:tvb("Joined chunk")
     sub = tree_add(tree, wtvb(), string.format("Joined chunk (%d bytes)", wtvb:len()))
     tree_add(sub, F["dnp.long_reliable_message.chunk.joined"], wtvb())
   end
@@ -1667,8 +1667,8 @@ local function join_1(pinfo, tree, v)
         i = (i + 1) % 65535
       end
       st.run_a = nil
-      whole.s1 = table.concat(whole.s1)
-      whole.s2 = table.concat(whole.s2)
+      whole.s1 = ByteArray.new(table.concat(whole.s1), true)
+      whole.s2 = ByteArray.new(table.concat(whole.s2), true)
       if st.n == 0 then bounded_remove(join_parts_1, key) end
       frame_joins_1[here] = whole
     end
@@ -1679,13 +1679,13 @@ local function join_1(pinfo, tree, v)
   tree_add_proto_expert_info(tree, E.joined, fmt("LongLinkState joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [LongLinkState joined from %d parts]", whole.count)
   local sub, nxt, val
-  if #whole.s1 > 0 then
-    local wtvb = ByteArray.new(whole.s1, true):tvb("Joined message_chunk")
+  if whole.s1:len() > 0 then
+    local wtvb = whole.s1:tvb("Joined message_chunk")
     sub = tree_add(tree, wtvb(), string.format("Joined message_chunk (%d bytes)", wtvb:len()))
     tree_add(sub, F["dnp.long_link_state.message_chunk.joined"], wtvb())
   end
-  if #whole.s2 > 0 then
-    local wtvb = ByteArray.new(whole.s2, true):tvb("Joined values_chunk")
+  if whole.s2:len() > 0 then
+    local wtvb = whole.s2:tvb("Joined values_chunk")
     sub = tree_add(tree, wtvb(), string.format("Joined values_chunk: LinkValues (%d bytes)", wtvb:len()))
     nxt, val = dissect_LinkValues(wtvb, pinfo, sub, 0, wtvb:len())
     if nxt ~= nil then

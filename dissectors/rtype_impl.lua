@@ -2003,7 +2003,9 @@ local function reassemble(tvb, pinfo, root, v)
           list[#list + 1] = st.parts[i]
         end
         if list ~= nil then
-          frame_wholes[pinfo.number] = { data = table.concat(list), side = side, count = st.count }
+          -- Kept by frame for later passes, the bytes in a ByteArray: outside Lua's heap, whose
+          -- size paces the garbage collector (docs/performance.md).
+          frame_wholes[pinfo.number] = { data = ByteArray.new(table.concat(list), true), side = side, count = st.count }
           bounded_remove(pieces, key)
           conversation_released(conv)
           for i = 0, st.count - 1 do
@@ -2019,9 +2021,9 @@ local function reassemble(tvb, pinfo, root, v)
     return ""
   end
   local whole = frame_wholes[pinfo.number]
-  if whole == nil or #whole.data == 0 then return "" end
-  local wtvb = ByteArray.new(whole.data, true):tvb("Reassembled payload")
-  local sub = tree_add(root, wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
+  if whole == nil or whole.data:len() == 0 then return "" end
+  local wtvb = whole.data:tvb("Reassembled payload")
+  local sub = tree_add(root, wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", wtvb:len(), whole.count))
   tree_add_proto_expert_info(sub, E.joined, fmt("payload joined from %d pieces", whole.count))
   local size = wtvb:len()
   local nxt, name

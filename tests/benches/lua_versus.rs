@@ -23,7 +23,8 @@
 //! `WIREGEN_BENCH_PACKETS=5000`) instead counts the instructions tshark runs on the R-Type
 //! capture (the DNP one with `WIREGEN_BENCH_ONLY=dnp`) with each reader, under callgrind (the
 //! same count whatever else the machine does), and prints where they go (`=keep` keeps
-//! callgrind's files).
+//! callgrind's files; `=cache` simulates the caches too, the last level as one core's 2 MB L2,
+//! and prints the misses: what Lua's collector costs when the heap it sweeps outgrows the cache).
 
 #[path = "c_spike.rs"]
 mod c_spike;
@@ -489,18 +490,41 @@ fn startup(root: &Path) {
     let _ = std::fs::remove_file(pcap);
 }
 
+/// The first-level and last-level misses (instruction and data) of `callgrind_annotate`'s
+/// totals line, when the caches were simulated (events Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw).
+fn misses(annotated: &str) -> (u64, u64) {
+    let counts: Vec<u64> = annotated
+        .lines()
+        .find(|l| l.contains("PROGRAM TOTALS"))
+        .map(|l| {
+            l.split_whitespace()
+                .filter(|w| !w.starts_with('('))
+                .filter_map(|w| w.replace(',', "").parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    match counts[..] {
+        [_, _, _, i1, d1r, d1w, il, dlr, dlw, ..] => (i1 + d1r + d1w, il + dlr + dlw),
+        _ => (0, 0),
+    }
+}
+
 /// The R-Type capture read in each mode by bare tshark and each dissector under callgrind:
 /// instructions in all, above bare tshark, and (summary lines) the functions taking most.
 fn profile(what: &str, pcap: &Path, generated: &Path, hand: &Path, modes: &[Mode]) {
     let dir = std::env::temp_dir().join(format!("wiregen-profile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    let cache = std::env::var("WIREGEN_BENCH_PROFILE").is_ok_and(|v| v == "cache");
     let run = |name: &str, lua: Option<&Path>, args: &[&str]| -> (u64, String) {
         let out = dir.join(format!("callgrind.{name}.{}", args.len()));
         let tshark = tshark_command();
         let mut cmd = std::process::Command::new("valgrind");
         cmd.arg("--tool=callgrind")
-            .arg(format!("--callgrind-out-file={}", out.display()))
-            .arg(tshark.get_program())
+            .arg(format!("--callgrind-out-file={}", out.display()));
+        if cache {
+            cmd.args(["--cache-sim=yes", "--LL=2097152,16,64"]);
+        }
+        cmd.arg(tshark.get_program())
             .args(tshark.get_args())
             .envs(tshark.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
             .arg("-r")
@@ -545,6 +569,12 @@ fn profile(what: &str, pcap: &Path, generated: &Path, hand: &Path, modes: &[Mode
             gen as f64 / hand_ir as f64,
             (gen - bare) as f64 / (hand_ir - bare) as f64
         );
+        if cache {
+            for (name, text) in [("generated", &gen_text), ("hand-written", &hand_text)] {
+                let (l1, ll) = misses(text);
+                println!("  {name:<12} misses: L1 {l1:>12}, last level (2 MB) {ll:>11}");
+            }
+        }
         if k > 0 {
             continue;
         }

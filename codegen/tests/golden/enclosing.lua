@@ -455,7 +455,7 @@ local function join_0(pinfo, tree, v)
         i = (i + 1) % 65536
       end
       st.run_a = nil
-      whole.s1 = table.concat(whole.s1)
+      whole.s1 = ByteArray.new(table.concat(whole.s1), true)
       if st.n == 0 then bounded_remove(join_parts_0, key) end
       frame_joins_0[here] = whole
     end
@@ -466,8 +466,8 @@ local function join_0(pinfo, tree, v)
   tree_add_proto_expert_info(tree, E.joined, fmt("Split joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [Split joined from %d parts]", whole.count)
   local sub
-  if #whole.s1 > 0 then
-    local wtvb = ByteArray.new(whole.s1, true):tvb("Joined chunk")
+  if whole.s1:len() > 0 then
+    local wtvb = whole.s1:tvb("Joined chunk")
     sub = tree_add(tree, wtvb(), string.format("Joined chunk (%d bytes)", wtvb:len()))
     tree_add(sub, F["enclosing.split.chunk.joined"], wtvb())
   end

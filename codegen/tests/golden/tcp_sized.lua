@@ -429,7 +429,7 @@ function stream_end_0(pinfo, tree)
     local open = stream_open_0.map[key]
     if open ~= nil then
       bounded_remove(stream_open_0, key)
-      open.s1 = table.concat(open.s1)
+      open.s1 = ByteArray.new(table.concat(open.s1), true)
       frame_streams_0[here] = open
     end
   end
@@ -438,8 +438,8 @@ function stream_end_0(pinfo, tree)
   tree_add_proto_expert_info(tree, E.joined, fmt("MapData joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [MapData joined from %d parts]", whole.count)
   local sub
-  if #whole.s1 > 0 then
-    local wtvb = ByteArray.new(whole.s1, true):tvb("Joined data")
+  if whole.s1:len() > 0 then
+    local wtvb = whole.s1:tvb("Joined data")
     sub = tree_add(tree, wtvb(), string.format("Joined data (%d bytes)", wtvb:len()))
     tree_add(sub, F["tcp_sized.map_data.data.joined"], wtvb())
   end

@@ -209,7 +209,7 @@ impl<'p> Dissect<'p> {
         Ok(())
     }
 
-    /// Shows the payload `whole` (its streams `whole.s1`…, joined from `whole.count` parts) of
+    /// Shows the payload `whole` (its streams `whole.s1`…, ByteArrays, joined from `whole.count` parts) of
     /// the pieces of struct `sid`: each stream in a tab of its own, as bytes or decoded as its
     /// type (and what a sequence join `ji`'s stream announces, recorded); then ends the
     /// function.
@@ -236,9 +236,9 @@ impl<'p> Dissect<'p> {
             let f = &s.fields[st.field];
             let k = i + 1;
             let abbrev = naming::abbrev(p, sid, st.field);
-            c.open(format!("if #whole.s{k} > 0 then"));
+            c.open(format!("if whole.s{k}:len() > 0 then"));
             c.line(format!(
-                "local wtvb = ByteArray.new(whole.s{k}, true):tvb(\"Joined {}\")",
+                "local wtvb = whole.s{k}:tvb(\"Joined {}\")",
                 f.name
             ));
             match st.whole {
@@ -323,7 +323,12 @@ fn join_whole(c: &mut Code, ji: usize, streams: usize, wrap: u64) {
     c.line(format!("i = (i + 1) % {wrap}"));
     c.close("end");
     c.line("st.run_a = nil");
+    // Kept by frame for later passes: in a ByteArray, whose bytes are outside Lua's heap (a
+    // capture's worth of payloads there would make every garbage collection rarer and its
+    // sweeps colder: docs/performance.md).
     for i in 1..=streams {
-        c.line(format!("whole.s{i} = table.concat(whole.s{i})"));
+        c.line(format!(
+            "whole.s{i} = ByteArray.new(table.concat(whole.s{i}), true)"
+        ));
     }
 }

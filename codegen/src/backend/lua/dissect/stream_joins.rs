@@ -110,8 +110,11 @@ impl Dissect<'_> {
         c.line(format!("local open = stream_open_{k}.map[key]"));
         c.open("if open ~= nil then");
         c.line(format!("bounded_remove(stream_open_{k}, key)"));
+        // Kept by frame in ByteArrays, outside Lua's heap (see join_whole).
         for n in 1..=j.streams.len() {
-            c.line(format!("open.s{n} = table.concat(open.s{n})"));
+            c.line(format!(
+                "open.s{n} = ByteArray.new(table.concat(open.s{n}), true)"
+            ));
         }
         c.line(format!("frame_streams_{k}[here] = open"));
         c.close("end");
