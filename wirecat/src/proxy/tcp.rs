@@ -99,6 +99,14 @@ impl Relay {
             }
         }
         halt.store(true, Ordering::Relaxed);
+        // A chunk is counted after it is written: wait for the pumps (a reader sees `halt`
+        // within its 100 ms read timeout, its writer then drains what was read), so that what a
+        // peer already received is in the summary. Bounded: a long delay rule does not hold
+        // the summary back past two seconds.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while self.shared.running.load(Ordering::Relaxed) > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         let summary = self
             .shared
             .summary
