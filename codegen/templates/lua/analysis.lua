@@ -21,12 +21,12 @@ local analysed = bounded(MAX_ANALYSED)
 -- A verdict is one flat table: `lost`, `repeat_of`, `retransmission`, `out_of_order`,
 -- `before_first`, `ping_frame`, `ping_rtt`, `forgotten`, and the acked frames and their round
 -- trips in its array part (frame, rtt, frame, rtt, …). The first pass's verdicts are kept as
--- text, a record per message ("\n<frame>:<message index>:<items>;", keep_verdict), in strings of VERDICT_CHUNK records, by
--- the first frame of each: a capture's worth of tables (or of numbers in one) is what every
--- garbage collection walks, and the analysis cost more than the dissection. A full chunk is kept
--- in a ByteArray, whose bytes Wireshark holds outside Lua's heap: kept strings grow the heap the
--- collector paces itself by, and the rarer its collections, the colder each message's garbage
--- when it is swept.
+-- text, a record per message ("\n<frame>:<message index>:<items>;", keep_verdict), in strings
+-- of VERDICT_CHUNK records, by the first frame of each: a capture's worth of tables (or of
+-- numbers in one) is what every garbage collection walks, and the analysis cost more than the
+-- dissection. A full chunk is kept in a ByteArray, whose bytes Wireshark holds outside Lua's
+-- heap: kept strings grow the heap the collector paces itself by, and the rarer its
+-- collections, the colder each message's garbage when it is swept.
 local VERDICT_CHUNK = 256
 local verdict_chunks, verdict_chunk_first = {}, {}
 local verdict_records = {}
