@@ -492,7 +492,7 @@ end
 -- (computed when first dissected), so re-dissection, clicks and two-pass analysis (tshark -2)
 -- show the same thing: `frame_key[t][frame]` is the first key the frame read and
 -- `frame_list[t][frame]` its list (false: none), the frame's other keys of that table in
--- `frame_more[t][frame]` (rare). Two numbers in two arrays, not a table per frame: a capture's
+-- `frame_more[t][frame]` (a datagram of several messages). Two numbers in two arrays, not a table per frame: a capture's
 -- worth of small tables is what every garbage collection walked, and the collections came
 -- rarer as the capture went on, each message's garbage colder when swept.
 local MAX_KEYS = 65536

@@ -209,10 +209,10 @@ impl<'p> Dissect<'p> {
         Ok(())
     }
 
-    /// Shows the payload `whole` (its streams `whole.s1`…, ByteArrays, joined from `whole.count` parts) of
-    /// the pieces of struct `sid`: each stream in a tab of its own, as bytes or decoded as its
-    /// type (and what a sequence join `ji`'s stream announces, recorded); then ends the
-    /// function.
+    /// Shows the payload `whole` (its streams `whole.s1`…, ByteArrays, joined from
+    /// `whole.count` parts) of the pieces of struct `sid`: each stream in a tab of its own, as
+    /// bytes or decoded as its type (and what a sequence join `ji`'s stream announces,
+    /// recorded); then ends the function.
     pub(crate) fn show_joined(
         &mut self,
         c: &mut Code,
