@@ -9,8 +9,8 @@
 mod analysis_support;
 
 use analysis_support::{
-    as_pcap, crate_run, dissector_run, set_udp_payload, tap_totals, totals, udp_payload, Numbered,
-    Pcap,
+    as_pcap, crate_run, dissector_run, set_udp_payload, tap_totals, totals, udp_at, udp_payload,
+    Numbered, Pcap,
 };
 use wiregen_runtime::analysis::WINDOW;
 use wiregen_runtime::Codec;
@@ -170,7 +170,7 @@ fn a_send_sent_again_past_the_window_is_forgotten_alike() {
     let mut pcap = Pcap::read(&as_pcap("rtype.pcap", "rtype_impl"));
     let link = pcap.link_header_len();
     let to_server = |data: &[u8]| {
-        let udp = link + usize::from(data[link] & 0x0F) * 4;
+        let udp = udp_at(data, link);
         matches!(
             u16::from_be_bytes([data[udp + 2], data[udp + 3]]),
             8080 | 9000

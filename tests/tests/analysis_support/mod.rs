@@ -102,17 +102,20 @@ impl Pcap {
     }
 }
 
+/// Where the UDP header starts in an IPv4 record whose link header is `link` bytes.
+pub fn udp_at(data: &[u8], link: usize) -> usize {
+    link + usize::from(data[link] & 0x0F) * 4
+}
+
 /// The UDP payload of an IPv4 record whose link header is `link` bytes.
 pub fn udp_payload(data: &[u8], link: usize) -> &[u8] {
-    let udp = link + usize::from(data[link] & 0x0F) * 4;
-    &data[udp + 8..]
+    &data[udp_at(data, link) + 8..]
 }
 
 /// Replaces the UDP payload of an IPv4 record (record header `head`, link header `link` bytes):
 /// the record, IP and UDP lengths and the IP checksum redone, no UDP checksum (IPv4 allows it).
 pub fn set_udp_payload(head: &mut [u8], data: &mut Vec<u8>, link: usize, payload: &[u8]) {
-    let ip = link;
-    let udp = ip + usize::from(data[ip] & 0x0F) * 4;
+    let (ip, udp) = (link, udp_at(data, link));
     data.truncate(udp + 8);
     data.extend_from_slice(payload);
     let (ip_len, udp_len) = ((data.len() - ip) as u16, (data.len() - udp) as u16);
