@@ -60,6 +60,27 @@ local tree_set_text = TreeItem.set_text
 local range_le_int = TvbRange.le_int
 local range_le_uint = TvbRange.le_uint
 
+
+-- Wireshark builds no tree when nothing shows or filters the packet (tshark's summary without a
+-- filter); an add then keeps nothing, yet costs a C call and a TreeItem, a userdata the
+-- collector has to finalise: a fifth of what a DNP message cost. Per packet the adds are
+-- Wireshark's, or `add_nothing`, which hands back the tree it was given so that expert info
+-- still reaches the packet (as a C dissector skips its tree code when `tree` is NULL). Only a
+-- root that says exactly that it has neither item nor subtree takes the short way (HAS_TREE
+-- false), so a Wireshark that words it otherwise only loses the saving.
+local TREE_ADDS = { tree_add, tree_add_le, tree_add_packet_field }
+local HAS_TREE = true
+local NO_TREE = "TreeItem: expired=false, has item=false, has subtree=false, they are the same"
+local function add_nothing(tree) return tree end
+local function choose_tree_adds(tree)
+  HAS_TREE = tostring(tree) ~= NO_TREE
+  if not HAS_TREE then
+    tree_add, tree_add_le, tree_add_packet_field = add_nothing, add_nothing, add_nothing
+  else
+    tree_add, tree_add_le, tree_add_packet_field = TREE_ADDS[1], TREE_ADDS[2], TREE_ADDS[3]
+  end
+end
+
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
@@ -500,15 +521,37 @@ local function enum_name(vs, v, unknown)
   return vs[v] or fmt(unknown, v)
 end
 
--- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
--- the server is the side on the UDP ports preference. (Each `pinfo` field is a C call, asked
--- once; one string.format instead of six concatenations, two of them of numbers.)
-local function conversation_key_of(pinfo)
-  local src_port, dst_port = pinfo.src_port, pinfo.dst_port
+-- A conversation's key (client endpoint > server endpoint) and the side that sent from `src`;
+-- the server is the side on the UDP ports preference. (One string.format instead of six
+-- concatenations, two of them of numbers.)
+local function endpoints_key(src, src_port, dst, dst_port)
   if is_server_port(dst_port) then
-    return string.format("%s:%d>%s:%d", tostring(pinfo.src), src_port, tostring(pinfo.dst), dst_port), "client"
+    return string.format("%s:%d>%s:%d", tostring(src), src_port, tostring(dst), dst_port), "client"
   end
-  return string.format("%s:%d>%s:%d", tostring(pinfo.dst), dst_port, tostring(pinfo.src), src_port), "server"
+  return string.format("%s:%d>%s:%d", tostring(dst), dst_port, tostring(src), src_port), "server"
+end
+
+-- The key and side of this frame's conversation. (Each `pinfo` field is a C call, asked once.)
+local function conversation_key_of(pinfo)
+  return endpoints_key(pinfo.src, pinfo.src_port, pinfo.dst, pinfo.dst_port)
+end
+
+-- The keys made last, by their ports (a slot per ports % KEY_SLOTS, the newest in it): a
+-- datagram of a conversation met before finds its key by comparing two addresses, where making
+-- it again is two addresses made text and a string built and hashed. A cache, not state: a key
+-- pushed out is made again when next asked.
+local KEY_SLOTS = 64
+local key_slots = {}
+local function cached_conversation_key(pinfo)
+  local src, src_port, dst, dst_port = pinfo.src, pinfo.src_port, pinfo.dst, pinfo.dst_port
+  local slot = (src_port * 65536 + dst_port) % KEY_SLOTS + 1
+  local c = key_slots[slot]
+  if c ~= nil and c.src_port == src_port and c.dst_port == dst_port and c.src == src and c.dst == dst then
+    return c.key, c.side
+  end
+  local key, side = endpoints_key(src, src_port, dst, dst_port)
+  key_slots[slot] = { src = src, src_port = src_port, dst = dst, dst_port = dst_port, key = key, side = side }
+  return key, side
 end
 
 -- The key and side of the message being dissected: worked out once per message (its joins,
@@ -516,7 +559,7 @@ end
 -- message starts (dissect_protected).
 local CONVERSATION, CONVERSATION_SIDE = nil, nil
 local function conversation_key(pinfo)
-  if CONVERSATION == nil then CONVERSATION, CONVERSATION_SIDE = conversation_key_of(pinfo) end
+  if CONVERSATION == nil then CONVERSATION, CONVERSATION_SIDE = cached_conversation_key(pinfo) end
   return CONVERSATION, CONVERSATION_SIDE
 end
 
@@ -1812,35 +1855,41 @@ end
 -- column's prefix.
 local function show_analysis(verdict, tvb, root)
   if verdict == nil then return "" end
-  local sub = tree_add(root, A.analysis, tvb(0, 0))
+  -- With no tree the items are skipped, not only their adds: no range made for them.
+  local sub = HAS_TREE and tree_add(root, A.analysis, tvb(0, 0)) or root
   if VISIBLE then tree_set_generated(sub) end
-  local info = {}
+  local info = nil
   if verdict.lost ~= nil then
     add_generated(sub, A.lost, verdict.lost)
     tree_add_proto_expert_info(sub, E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
-    info[#info + 1] = fmt("LOST %d", verdict.lost)
+    info = { fmt("LOST %d", verdict.lost) }
   end
   if verdict.repeat_of ~= nil then
     if verdict.retransmission then
       add_generated(sub, A.retransmission_of, verdict.repeat_of)
       tree_add_proto_expert_info(sub, E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
+      info = info or {}
       info[#info + 1] = "RETRANSMISSION"
     else
       add_generated(sub, A.duplicate_of, verdict.repeat_of)
       tree_add_proto_expert_info(sub, E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
+      info = info or {}
       info[#info + 1] = "DUPLICATE"
     end
   end
   if verdict.out_of_order then
     add_generated(sub, A.out_of_order, true)
     tree_add_proto_expert_info(sub, E.out_of_order, "Out of order: a later datagram came first")
+    info = info or {}
     info[#info + 1] = "OUT OF ORDER"
   end
-  for i = 1, #verdict, 2 do
-    add_generated(sub, A.acks_frame, verdict[i])
-    add_generated(sub, A.ack_rtt, verdict[i + 1] * 1000)
+  if HAS_TREE then
+    for i = 1, #verdict, 2 do
+      add_generated(sub, A.acks_frame, verdict[i])
+      add_generated(sub, A.ack_rtt, verdict[i + 1] * 1000)
+    end
   end
-  if verdict.ping_frame ~= nil then
+  if HAS_TREE and verdict.ping_frame ~= nil then
     add_generated(sub, A.ping_frame, verdict.ping_frame)
     add_generated(sub, A.ping_rtt, verdict.ping_rtt * 1000)
   end
@@ -1849,7 +1898,7 @@ local function show_analysis(verdict, tvb, root)
       "Past the analysis window (%d per channel and direction) the oldest send or ping waiting is forgotten: an ack or answer of it is not linked; %d forgotten in this conversation so far",
       ANALYSIS_WINDOW, verdict.forgotten))
   end
-  if #info == 0 then return "" end
+  if info == nil then return "" end
   if VISIBLE then tree_append_text(sub, ": " .. table.concat(info, ", ")) end
   return "[" .. table.concat(info, "] [") .. "] "
 end
@@ -2038,6 +2087,7 @@ end
 
 -- A new capture (or a reload) starts with no conversation state.
 function proto.init()
+  key_slots = {}
   pieces = bounded(MAX_PENDING)
   conversation_pending = {}
   frame_wholes = {}
@@ -2131,6 +2181,7 @@ end
 function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
+  choose_tree_adds(tree)
   pinfo.cols.protocol:set("RTYPE_IMPL")
   ANALYSIS_INDEX = 0
   local root = tree_add(tree, proto, tvb())

@@ -5,6 +5,10 @@
 //! the real captures, every field the dissector shows (its offset, length and value) and every
 //! expert message are the same with the tree hidden as with it shown, read by a post-dissector
 //! through field extractors in both runs.
+//!
+//! With no tree at all (tshark's summary without a filter) the dissectors do not call Wireshark's
+//! adds (`choose_tree_adds`): the summary lines and the expert infos must be the same as when a
+//! filter makes tshark build the tree.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -98,5 +102,42 @@ fn real_captures_read_the_same_with_the_tree_hidden() {
     ] {
         let n = same_hidden_and_shown(capture, proto);
         eprintln!("{capture}: {n} values the same");
+    }
+}
+
+/// tshark's output for `pcap` read by `lua`, with `args`.
+fn summary(pcap: &Path, lua: &Path, args: &[&str]) -> String {
+    let mut cmd = tshark_command();
+    cmd.arg("-r").arg(pcap).args(args);
+    cmd.arg("-X").arg(format!("lua_script:{}", lua.display()));
+    let out = cmd.output().expect("tshark runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "tshark failed: {stderr}");
+    assert!(!stderr.contains("Lua"), "a Lua error:\n{stderr}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn real_captures_read_the_same_with_no_tree() {
+    for (capture, proto) in [
+        ("dnp.pcap", "dnp"),
+        ("riptide20-udp.pcap", "riptide_2_0"),
+        ("riptide21-udp.pcap", "riptide_2_1"),
+        ("gameproto-start.pcap", "game_protocol"),
+        ("rtype.pcap", "rtype_impl"),
+    ] {
+        let pcap = repo_root().join("tests/captures").join(capture);
+        let lua = repo_root().join(format!("dissectors/{proto}.lua"));
+        // A filter every frame passes makes tshark build the tree; without one it builds none.
+        for args in [&[][..], &["-q", "-z", "expert"][..]] {
+            let none = summary(&pcap, &lua, args);
+            let built = summary(&pcap, &lua, &[args, &["-Y", "frame"][..]].concat());
+            assert!(none.lines().count() > 3, "{capture} {args:?}: {none}");
+            assert!(
+                none.contains(&proto.to_uppercase()),
+                "{capture} {args:?}: {none}"
+            );
+            assert_eq!(none, built, "{capture} {args:?}: no tree / tree");
+        }
     }
 }

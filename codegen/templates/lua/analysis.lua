@@ -403,35 +403,41 @@ end
 -- column's prefix.
 local function show_analysis(verdict, tvb, root)
   if verdict == nil then return "" end
-  local sub = root:add(A.analysis, tvb(0, 0))
+  -- With no tree the items are skipped, not only their adds: no range made for them.
+  local sub = HAS_TREE and root:add(A.analysis, tvb(0, 0)) or root
   if VISIBLE then sub:set_generated() end
-  local info = {}
+  local info = nil
   if verdict.lost ~= nil then
     add_generated(sub, A.lost, verdict.lost)
     sub:add_proto_expert_info(E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
-    info[#info + 1] = fmt("LOST %d", verdict.lost)
+    info = { fmt("LOST %d", verdict.lost) }
   end
   if verdict.repeat_of ~= nil then
     if verdict.retransmission then
       add_generated(sub, A.retransmission_of, verdict.repeat_of)
       sub:add_proto_expert_info(E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
+      info = info or {}
       info[#info + 1] = "RETRANSMISSION"
     else
       add_generated(sub, A.duplicate_of, verdict.repeat_of)
       sub:add_proto_expert_info(E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
+      info = info or {}
       info[#info + 1] = "DUPLICATE"
     end
   end
   if verdict.out_of_order then
     add_generated(sub, A.out_of_order, true)
     sub:add_proto_expert_info(E.out_of_order, "Out of order: a later datagram came first")
+    info = info or {}
     info[#info + 1] = "OUT OF ORDER"
   end
-  for i = 1, #verdict, 2 do
-    add_generated(sub, A.acks_frame, verdict[i])
-    add_generated(sub, A.ack_rtt, verdict[i + 1] * 1000)
+  if HAS_TREE then
+    for i = 1, #verdict, 2 do
+      add_generated(sub, A.acks_frame, verdict[i])
+      add_generated(sub, A.ack_rtt, verdict[i + 1] * 1000)
+    end
   end
-  if verdict.ping_frame ~= nil then
+  if HAS_TREE and verdict.ping_frame ~= nil then
     add_generated(sub, A.ping_frame, verdict.ping_frame)
     add_generated(sub, A.ping_rtt, verdict.ping_rtt * 1000)
   end
@@ -440,7 +446,7 @@ local function show_analysis(verdict, tvb, root)
       "Past the analysis window (%d per channel and direction) the oldest send or ping waiting is forgotten: an ack or answer of it is not linked; %d forgotten in this conversation so far",
       ANALYSIS_WINDOW, verdict.forgotten))
   end
-  if #info == 0 then return "" end
+  if info == nil then return "" end
   if VISIBLE then sub:append_text(": " .. table.concat(info, ", ")) end
   return "[" .. table.concat(info, "] [") .. "] "
 end

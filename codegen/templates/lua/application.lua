@@ -35,6 +35,7 @@ function proto.dissector(tvb, pinfo, tree)
 {%- if a.own_id.is_some() %}
   if not claims(pinfo) then return 0 end
 {%- endif %}
+  choose_tree_adds(tree)
   pinfo.cols.protocol:set("{{ column }}")
   local root = tree:add(proto, tvb())
   -- The transport's Info column names this message after its own summary ("Reliable: Chat").

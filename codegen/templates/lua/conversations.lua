@@ -1,15 +1,37 @@
 {# Conversation keys, bounded insertion-ordered tables that evict, and conversation state lists. Included by dissector.lua. #}
 {%- if conversations %}
 
--- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
--- the server is the side on the UDP ports preference. (Each `pinfo` field is a C call, asked
--- once; one string.format instead of six concatenations, two of them of numbers.)
-local function conversation_key_of(pinfo)
-  local src_port, dst_port = pinfo.src_port, pinfo.dst_port
+-- A conversation's key (client endpoint > server endpoint) and the side that sent from `src`;
+-- the server is the side on the UDP ports preference. (One string.format instead of six
+-- concatenations, two of them of numbers.)
+local function endpoints_key(src, src_port, dst, dst_port)
   if is_server_port(dst_port) then
-    return string.format("%s:%d>%s:%d", tostring(pinfo.src), src_port, tostring(pinfo.dst), dst_port), "client"
+    return string.format("%s:%d>%s:%d", tostring(src), src_port, tostring(dst), dst_port), "client"
   end
-  return string.format("%s:%d>%s:%d", tostring(pinfo.dst), dst_port, tostring(pinfo.src), src_port), "server"
+  return string.format("%s:%d>%s:%d", tostring(dst), dst_port, tostring(src), src_port), "server"
+end
+
+-- The key and side of this frame's conversation. (Each `pinfo` field is a C call, asked once.)
+local function conversation_key_of(pinfo)
+  return endpoints_key(pinfo.src, pinfo.src_port, pinfo.dst, pinfo.dst_port)
+end
+
+-- The keys made last, by their ports (a slot per ports % KEY_SLOTS, the newest in it): a
+-- datagram of a conversation met before finds its key by comparing two addresses, where making
+-- it again is two addresses made text and a string built and hashed. A cache, not state: a key
+-- pushed out is made again when next asked.
+local KEY_SLOTS = 64
+local key_slots = {}
+local function cached_conversation_key(pinfo)
+  local src, src_port, dst, dst_port = pinfo.src, pinfo.src_port, pinfo.dst, pinfo.dst_port
+  local slot = (src_port * 65536 + dst_port) % KEY_SLOTS + 1
+  local c = key_slots[slot]
+  if c ~= nil and c.src_port == src_port and c.dst_port == dst_port and c.src == src and c.dst == dst then
+    return c.key, c.side
+  end
+  local key, side = endpoints_key(src, src_port, dst, dst_port)
+  key_slots[slot] = { src = src, src_port = src_port, dst = dst, dst_port = dst_port, key = key, side = side }
+  return key, side
 end
 
 -- The key and side of the message being dissected: worked out once per message (its joins,
@@ -17,7 +39,7 @@ end
 -- message starts (dissect_protected).
 local CONVERSATION, CONVERSATION_SIDE = nil, nil
 local function conversation_key(pinfo)
-  if CONVERSATION == nil then CONVERSATION, CONVERSATION_SIDE = conversation_key_of(pinfo) end
+  if CONVERSATION == nil then CONVERSATION, CONVERSATION_SIDE = cached_conversation_key(pinfo) end
   return CONVERSATION, CONVERSATION_SIDE
 end
 {%- endif %}

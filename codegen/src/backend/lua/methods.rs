@@ -84,6 +84,45 @@ fn long_end(b: &[u8], from: usize, level: usize) -> usize {
         .map_or(b.len(), |i| i + close.len())
 }
 
+/// The adds `choose_tree_adds` swaps for `add_nothing` when Wireshark builds no tree (the
+/// dissector template lists all three).
+const TREE_ADDS: &[&str] = &["tree_add", "tree_add_le", "tree_add_packet_field"];
+
+/// `text` with `choose_tree_adds` swapping only the adds the dissector calls: a local assigned
+/// and never called is dead code (luacheck says so), and its declaration can then be dropped.
+pub(crate) fn swap_only_called_adds(text: &str) -> String {
+    let all = TREE_ADDS.join(", ");
+    let called: Vec<&str> = TREE_ADDS
+        .iter()
+        .copied()
+        .filter(|name| {
+            text.lines()
+                .any(|l| !l.contains(&all) && l.contains(&format!("{name}(")))
+        })
+        .collect();
+    let list = |each: &dyn Fn(usize, &str) -> String| {
+        called
+            .iter()
+            .enumerate()
+            .map(|(i, n)| each(i, n))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let names = list(&|_, n| n.to_string());
+    text.replace(&format!("{{ {all} }}"), &format!("{{ {names} }}"))
+        .replace(
+            &format!("{all} = add_nothing, add_nothing, add_nothing"),
+            &format!("{names} = {}", list(&|_, _| "add_nothing".into())),
+        )
+        .replace(
+            &format!("{all} = TREE_ADDS[1], TREE_ADDS[2], TREE_ADDS[3]"),
+            &format!(
+                "{names} = {}",
+                list(&|i, _| format!("TREE_ADDS[{}]", i + 1))
+            ),
+        )
+}
+
 /// `text` with `receiver:method(` calls of tree items and ranges made through their locals.
 pub(crate) fn call_through_locals(text: &str) -> String {
     let b = text.as_bytes();
@@ -184,6 +223,23 @@ mod tests {
         assert_eq!(
             call_through_locals("x = \"a\\\"b\" tree:add(f)"),
             "x = \"a\\\"b\" tree_add(tree, f)"
+        );
+    }
+
+    #[test]
+    fn only_the_adds_a_dissector_calls_are_swapped() {
+        let chooser = "local TREE_ADDS = { tree_add, tree_add_le, tree_add_packet_field }\n\
+            tree_add, tree_add_le, tree_add_packet_field = add_nothing, add_nothing, add_nothing\n\
+            tree_add, tree_add_le, tree_add_packet_field = TREE_ADDS[1], TREE_ADDS[2], TREE_ADDS[3]\n";
+        let body =
+            "item = tree_add(tree, F.a, range)\nsub = tree_add_packet_field(sub, F.b, r, 0)\n";
+        assert_eq!(
+            swap_only_called_adds(&format!("{chooser}{body}")),
+            format!(
+                "local TREE_ADDS = {{ tree_add, tree_add_packet_field }}\n\
+                 tree_add, tree_add_packet_field = add_nothing, add_nothing\n\
+                 tree_add, tree_add_packet_field = TREE_ADDS[1], TREE_ADDS[2]\n{body}"
+            )
         );
     }
 }

@@ -174,7 +174,9 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         .map_err(|e| Internal(format!("the dissector template: {e}")))?;
     Ok(vec![Output {
         path: path.to_string(),
-        contents: drop_unused_definitions(&methods::call_through_locals(&text)),
+        contents: drop_unused_definitions(&methods::swap_only_called_adds(
+            &methods::call_through_locals(&text),
+        )),
     }])
 }
 
