@@ -1813,9 +1813,11 @@ end
 -- pass from FACTS, kept by frame and message; later passes read the kept one.
 local function analysis_verdict(pinfo, root)
   ANALYSIS_INDEX = ANALYSIS_INDEX + 1
+  -- A message that tells the analysis nothing has no verdict on any pass (the facts are read
+  -- again each time): no pinfo field asked for it.
+  if not FACTS.seq and FACTS.nacks == 0 and not FACTS.ping then return nil end
   local frame = pinfo.number
   if pinfo.visited then return kept_verdict(frame, ANALYSIS_INDEX) end
-  if not FACTS.seq and FACTS.nacks == 0 and not FACTS.ping then return nil end
   local conv, from = conversation_key(pinfo)
   local st = analysed.map[conv]
   if st == nil then
