@@ -1081,12 +1081,16 @@ local function window_get(w, key)
   return w.frames[slot], w.times[slot]
 end
 
-local function window_remove(w, key)
+-- Takes `key`'s entry out of the window: its frame and time (nil: none). An ack's send is
+-- found and forgotten with one look-up.
+local function window_take(w, key)
   local serial = w.at[key]
-  if serial == nil then return end
+  if serial == nil then return nil end
   local slot = window_slot(serial)
+  local frame, time = w.frames[slot], w.times[slot]
   w.at[key], w.keys[slot], w.frames[slot], w.times[slot] = nil, nil, nil, nil
   w.count = w.count - 1
+  return frame, time
 end
 
 -- Moves `head` past the slots removed entries emptied.
@@ -1129,7 +1133,7 @@ local function window_add(w, key, frame, time)
   w.tail, w.count = serial, w.count + 1
   if w.count <= ANALYSIS_WINDOW then return false end
   window_skip(w)
-  window_remove(w, w.keys[(w.head - 1) % WINDOW_SLOTS + 1])
+  window_take(w, w.keys[(w.head - 1) % WINDOW_SLOTS + 1])
   return true
 end
 
@@ -1202,29 +1206,27 @@ local function analysis_ack(st, side, i, time, verdict)
   if d.highest == nil then return end
   local number = analysis_unwrap(FACTS.ack_n[i] % wrap, d.highest_n, wrap)
   local w = d.waiting
-  local acked
-  if FACTS.ack_cum[i] then
-    -- Every send still waiting below the next number, in the order of their places.
-    window_skip(w)
-    local limit, keys = (number + 1) * 65536, w.keys
-    for serial = w.head, w.tail do
-      local k = keys[window_slot(serial)]
-      if k ~= nil and k < limit then
-        acked = acked or {}
-        acked[#acked + 1] = k
-      end
+  if not FACTS.ack_cum[i] then
+    local frame, sent = window_take(w, number * 65536 + FACTS.ack_part[i])
+    if frame ~= nil then
+      local n = #verdict
+      verdict[n + 1], verdict[n + 2] = frame, time - sent
     end
-    if acked ~= nil and #acked > 1 then table.sort(acked) end
-  elseif w.at[number * 65536 + FACTS.ack_part[i]] ~= nil then
-    acked = { number * 65536 + FACTS.ack_part[i] }
+    return
   end
-  if acked == nil then return end
+  -- Every send still waiting below the next number, in the order of their places.
+  window_skip(w)
+  local acked = {}
+  local limit, keys = (number + 1) * 65536, w.keys
+  for serial = w.head, w.tail do
+    local k = keys[window_slot(serial)]
+    if k ~= nil and k < limit then acked[#acked + 1] = k end
+  end
+  table.sort(acked)
   for j = 1, #acked do
-    local k = acked[j]
-    local frame, sent = window_get(w, k)
-    verdict[#verdict + 1] = frame
-    verdict[#verdict + 1] = time - sent
-    window_remove(w, k)
+    local frame, sent = window_take(w, acked[j])
+    local n = #verdict
+    verdict[n + 1], verdict[n + 2] = frame, time - sent
   end
 end
 
