@@ -939,13 +939,17 @@ local function analysis_ack(st, side, i, time, verdict)
   end
   -- Every send still waiting below the next number, in the order of their places.
   window_skip(w)
-  local acked = {}
+  local acked
   local limit, keys = (number + 1) * 65536, w.keys
   for serial = w.head, w.tail do
     local k = keys[window_slot(serial)]
-    if k ~= nil and k < limit then acked[#acked + 1] = k end
+    if k ~= nil and k < limit then
+      acked = acked or {}
+      acked[#acked + 1] = k
+    end
   end
-  table.sort(acked)
+  if acked == nil then return end
+  if #acked > 1 then table.sort(acked) end
   for j = 1, #acked do
     local frame, sent = window_take(w, acked[j])
     local n = #verdict
