@@ -9,8 +9,8 @@
 mod analysis_support;
 
 use analysis_support::{
-    as_pcap, crate_run, dissector_run, set_udp_payload, tap_totals, totals, udp_at, udp_payload,
-    Numbered, Pcap,
+    as_pcap, crate_run, crate_run_with_window, dissector_run, dissector_run_with, set_udp_payload,
+    tap_totals, totals, udp_at, udp_payload, Numbered, Pcap,
 };
 use wiregen_runtime::analysis::WINDOW;
 use wiregen_runtime::Codec;
@@ -283,6 +283,28 @@ fn a_send_sent_again_past_the_window_is_forgotten_alike() {
         .map(|f| f.show.clone())
         .collect::<Vec<_>>();
     assert_eq!(acks, ["3"], "the ack of 2 links send 2 when it is kept");
+    // The crate with the same larger window (`wirecat stats --analysis-window`) links it too,
+    // frame by frame as the dissector does.
+    let (wider, _, _) =
+        crate_run_with_window::<rtype_impl::Protocol>(&bytes, &[8080, 9000], WINDOW + 10);
+    assert_eq!(
+        wider
+            .get(&n)
+            .map(|v| v.acks.iter().map(|a| a.0).collect::<Vec<_>>()),
+        Some(vec![3]),
+        "the crate's wider window links the ack of 2"
+    );
+    assert_eq!(
+        wider,
+        dissector_run_with(
+            &bytes,
+            "dissectors/rtype_impl.lua",
+            "rtype_impl",
+            "past-window-wider",
+            &["-o", &larger]
+        ),
+        "crate and dissector with a larger window"
+    );
     let _ = std::fs::remove_file(pcap);
 }
 

@@ -37,12 +37,22 @@ pub struct Tally {
 /// Reads every packet of `packets` as protocol `P` (the server on `ports`), calling `each` on
 /// every event in capture order (`tick` once per packet, for a progress bar).
 pub fn each_event<P: Protocol, R: Read>(
+    packets: Packets<R>,
+    ports: &Ports,
+    tick: impl FnMut(),
+    each: impl FnMut(&mut Conversations<P>, Event) -> Result<(), String>,
+) -> Result<Tally, String> {
+    each_event_in(Conversations::default(), packets, ports, tick, each)
+}
+
+/// [`each_event`] with `conversations` made by the caller (their limits, their analysis window).
+pub fn each_event_in<P: Protocol, R: Read>(
+    mut conversations: Conversations<P>,
     mut packets: Packets<R>,
     ports: &Ports,
     mut tick: impl FnMut(),
     mut each: impl FnMut(&mut Conversations<P>, Event) -> Result<(), String>,
 ) -> Result<Tally, String> {
-    let mut conversations = Conversations::<P>::default();
     let mut tally = Tally::default();
     let mut events = Vec::new();
     for packet in packets.by_ref() {

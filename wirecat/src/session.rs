@@ -124,8 +124,9 @@ struct Conversation<P: Protocol> {
     analyzer: wiregen_runtime::analysis::Analyzer,
 }
 
-impl<P: Protocol> Default for Conversation<P> {
-    fn default() -> Self {
+impl<P: Protocol> Conversation<P> {
+    /// A new conversation whose analysis keeps `window` places, sends and pings.
+    fn new(window: usize) -> Self {
         Conversation {
             state: P::Conversation::default(),
             notes_state: P::Conversation::default(),
@@ -133,7 +134,7 @@ impl<P: Protocol> Default for Conversation<P> {
             streams: Default::default(),
             used: 0,
             last_time: Duration::ZERO,
-            analyzer: wiregen_runtime::analysis::Analyzer::new(P::CHANNEL_WRAPS),
+            analyzer: wiregen_runtime::analysis::Analyzer::with_window(P::CHANNEL_WRAPS, window),
         }
     }
 }
@@ -150,6 +151,8 @@ pub struct Conversations<P: Protocol> {
     tcp_bytes: usize,
     tcp_limit: usize,
     pieces: Vec<Piece>,
+    /// Places, sends and pings each new conversation's analysis keeps per channel and direction.
+    analysis_window: usize,
 }
 
 impl<P: Protocol> Default for Conversations<P> {
@@ -176,7 +179,16 @@ impl<P: Protocol> Conversations<P> {
             evicted: 0,
             tcp_bytes: 0,
             pieces: Vec::new(),
+            analysis_window: wiregen_runtime::analysis::WINDOW,
         }
+    }
+
+    /// The analysis of every conversation keeps `window` places, sends and pings per channel and
+    /// direction (at least one; [`wiregen_runtime::analysis::WINDOW`] by default), as the
+    /// dissector's `<proto>.analysis_window` preference sets its own.
+    pub fn with_analysis_window(mut self, window: usize) -> Self {
+        self.analysis_window = window.max(1);
+        self
     }
 
     /// How many conversations were forgotten to stay within the limit (their later messages
@@ -188,7 +200,11 @@ impl<P: Protocol> Conversations<P> {
     /// The conversation `key`, made the most recently used (created when new).
     fn touch(&mut self, key: Key) -> &mut Conversation<P> {
         self.clock += 1;
-        let conversation = self.states.entry(key).or_default();
+        let window = self.analysis_window;
+        let conversation = self
+            .states
+            .entry(key)
+            .or_insert_with(|| Conversation::new(window));
         if conversation.used != 0 {
             self.recency.remove(&conversation.used);
         }

@@ -14,7 +14,7 @@ use crate::input::{open, ports, CaptureArgs};
 use crate::json::AsJson;
 use crate::outcome::{CliError, Outcome};
 use crate::reading;
-use crate::session::Event;
+use crate::session::{Conversations, Event};
 use crate::stats::{verdict_json, Direction, Stats};
 
 pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<Outcome, CliError> {
@@ -35,7 +35,9 @@ pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<Outcome, CliError
         ),
         None => None,
     };
-    let tally = reading::each_event::<P, _>(
+    let conversations = Conversations::default().with_analysis_window(a.analysis_window);
+    let tally = reading::each_event_in::<P, _>(
+        conversations,
         packets,
         &ports,
         || progress.tick(),
@@ -311,6 +313,11 @@ pub(crate) struct StatsArgs {
     /// trips) as a JSON line, as the dissector's `<proto>.analysis.*` fields show it.
     #[arg(long)]
     pub frames: bool,
+    /// Places, sends and pings the analysis keeps per channel and direction (past it the
+    /// oldest is forgotten, and counted): set it as the dissector's
+    /// `<proto>.analysis_window` preference is set, and both link the same acks.
+    #[arg(long, value_name = "N", default_value_t = wiregen_runtime::analysis::WINDOW)]
+    pub analysis_window: usize,
     /// Also prints bits per field per message type and direction (the share of the type's bits
     /// and of all): what to shrink first.
     #[arg(long)]

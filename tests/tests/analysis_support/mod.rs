@@ -9,7 +9,7 @@ use std::io::Cursor;
 
 use wirecat::capture;
 use wirecat::reading;
-use wirecat::session::{Event, Key, Ports};
+use wirecat::session::{Conversations, Event, Key, Ports};
 use wirecat::stats::Stats;
 use wiregen_runtime::analysis::Place;
 use wiregen_runtime::{Codec, Protocol};
@@ -149,6 +149,16 @@ pub fn crate_run<P: Protocol>(
     pcap: &[u8],
     ports: &[u16],
 ) -> (BTreeMap<u64, Seen>, Vec<Numbered>, Stats) {
+    crate_run_with_window::<P>(pcap, ports, wiregen_runtime::analysis::WINDOW)
+}
+
+/// [`crate_run`] with the analysis keeping `window` places, sends and pings (`wirecat stats
+/// --analysis-window`).
+pub fn crate_run_with_window<P: Protocol>(
+    pcap: &[u8],
+    ports: &[u16],
+    window: usize,
+) -> (BTreeMap<u64, Seen>, Vec<Numbered>, Stats) {
     let ports = Ports {
         udp: ports.to_vec(),
         tcp: vec![],
@@ -156,7 +166,8 @@ pub fn crate_run<P: Protocol>(
     let mut verdicts = BTreeMap::new();
     let mut numbered = Vec::new();
     let mut stats = Stats::default();
-    reading::each_event::<P, _>(
+    reading::each_event_in::<P, _>(
+        Conversations::default().with_analysis_window(window),
         capture::packets(Cursor::new(pcap.to_vec())).unwrap(),
         &ports,
         || {},
@@ -201,12 +212,23 @@ pub fn crate_run<P: Protocol>(
 
 /// The dissector's verdicts, from its `<proto>.analysis.*` fields (two passes).
 pub fn dissector_run(pcap: &[u8], lua: &str, proto: &str, name: &str) -> BTreeMap<u64, Seen> {
+    dissector_run_with(pcap, lua, proto, name, &[])
+}
+
+/// [`dissector_run`] with more tshark options (`-o <proto>.analysis_window:N`).
+pub fn dissector_run_with(
+    pcap: &[u8],
+    lua: &str,
+    proto: &str,
+    name: &str,
+    extra: &[&str],
+) -> BTreeMap<u64, Seen> {
     let path = std::env::temp_dir().join(format!(
         "wiregen-analysis-{proto}-{name}-{}.pcap",
         std::process::id()
     ));
     std::fs::write(&path, pcap).unwrap();
-    let d = dissect(&path, &repo_root().join(lua), &["-2"]);
+    let d = dissect(&path, &repo_root().join(lua), &[&["-2"], extra].concat());
     let _ = std::fs::remove_file(&path);
     let ns = |ms: &str| (ms.parse::<f64>().unwrap() * 1e6).round() as u64;
     let mut out = BTreeMap::new();
