@@ -160,13 +160,10 @@ fn game_protocol() {
     );
 }
 
-/// Past the window, both outputs forget the same sends: R-Type send 1 is acked, then forgotten
-/// by `seen` behind 4,096 newer sends (all waiting), and sent again — new, it waits once more,
-/// behind its first (acked) place in the queue, and the window evicts. The oldest waiting is
-/// send 2, not the send just made: the server's ack of 1 links the second send of 1, and its ack
-/// of 2 links nothing. (The crate used to evict the new send by its first place.)
-#[test]
-fn a_send_sent_again_past_the_window_is_forgotten_alike() {
+/// The game build's R-Type conversation rewritten past the window: send 1, its ack, sends 2 to
+/// `WINDOW` + 1, send 1 again, the acks of 1 and 2, a millisecond apart. Returns the capture and
+/// its datagram count.
+fn past_window_capture() -> (Vec<u8>, u64) {
     let mut pcap = Pcap::read(&as_pcap("rtype.pcap", "rtype_impl"));
     let link = pcap.link_header_len();
     let to_server = |data: &[u8]| {
@@ -213,8 +210,18 @@ fn a_send_sent_again_past_the_window_is_forgotten_alike() {
         })
         .collect();
     let bytes = pcap.bytes();
+    (bytes, plan.len() as u64)
+}
+
+/// Past the window, both outputs forget the same sends: R-Type send 1 is acked, then forgotten
+/// by `seen` behind `WINDOW` (256) newer sends (all waiting), and sent again — new, it waits once more,
+/// behind its first (acked) place in the queue, and the window evicts. The oldest waiting is
+/// send 2, not the send just made: the server's ack of 1 links the second send of 1, and its ack
+/// of 2 links nothing. (The crate used to evict the new send by its first place.)
+#[test]
+fn a_send_sent_again_past_the_window_is_forgotten_alike() {
+    let (bytes, n) = past_window_capture();
     let (verdicts, _, _) = crate_run::<rtype_impl::Protocol>(&bytes, &[8080, 9000]);
-    let n = plan.len() as u64;
     let acked = |frame: u64| {
         verdicts
             .get(&frame)
@@ -283,8 +290,15 @@ fn a_send_sent_again_past_the_window_is_forgotten_alike() {
         .map(|f| f.show.clone())
         .collect::<Vec<_>>();
     assert_eq!(acks, ["3"], "the ack of 2 links send 2 when it is kept");
-    // The crate with the same larger window (`wirecat stats --analysis-window`) links it too,
-    // frame by frame as the dissector does.
+    let _ = std::fs::remove_file(pcap);
+}
+
+/// `wirecat stats --analysis-window` is the crate's side of the dissector's preference: with
+/// the same larger window both keep send 2 and link the ack of 2 to it, frame by frame alike.
+#[test]
+fn a_larger_window_links_alike_in_crate_and_dissector() {
+    let (bytes, n) = past_window_capture();
+    let larger = format!("rtype_impl.analysis_window:{}", WINDOW + 10);
     let (wider, _, _) =
         crate_run_with_window::<rtype_impl::Protocol>(&bytes, &[8080, 9000], WINDOW + 10);
     assert_eq!(
@@ -305,7 +319,6 @@ fn a_send_sent_again_past_the_window_is_forgotten_alike() {
         ),
         "crate and dissector with a larger window"
     );
-    let _ = std::fs::remove_file(pcap);
 }
 
 /// The analysis's preference is read when it changes, not per message: `-o <proto>.analyze:FALSE`
