@@ -225,3 +225,34 @@ pub fn info_column(pcap: &Path, luas: &[&str], extra: &[&str]) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// tshark's output for `pcap` read by the dissectors `luas`, with `args`; fails on a Lua error.
+fn tshark_output(pcap: &Path, luas: &[&Path], args: &[&str]) -> String {
+    let mut cmd = tshark_command();
+    cmd.arg("-r").arg(pcap).args(args);
+    for lua in luas {
+        cmd.arg("-X").arg(format!("lua_script:{}", lua.display()));
+    }
+    let out = cmd.output().expect("tshark runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "tshark failed: {stderr}");
+    assert!(!stderr.contains("Lua"), "a Lua error:\n{stderr}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Checks that `pcap` read by `luas` prints the same summary lines and expert infos (`-q -z
+/// expert`) with no tree at all (tshark's summary: the dissectors skip their adds) as with one
+/// (`-Y frame`, which every frame passes, makes tshark build it); returns the summary lines.
+pub fn same_with_and_without_tree(pcap: &Path, luas: &[&Path]) -> String {
+    let mut lines = String::new();
+    for args in [&[][..], &["-q", "-z", "expert"][..]] {
+        let none = tshark_output(pcap, luas, args);
+        let built = tshark_output(pcap, luas, &[args, &["-Y", "frame"][..]].concat());
+        assert!(none.lines().count() > 3, "{args:?}: {none}");
+        assert_eq!(none, built, "{}: {args:?}, no tree / tree", pcap.display());
+        if args.is_empty() {
+            lines = none;
+        }
+    }
+    lines
+}

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use wiregen_tests::{dissect, repo_root, tshark_command};
+use wiregen_tests::{dissect, repo_root, same_with_and_without_tree, tshark_command};
 
 /// A post-dissector printing every value of `names` in each frame (`@@frame name offset
 /// length value`): field extractors make tshark create those fields even in a hidden tree.
@@ -105,18 +105,6 @@ fn real_captures_read_the_same_with_the_tree_hidden() {
     }
 }
 
-/// tshark's output for `pcap` read by `lua`, with `args`.
-fn summary(pcap: &Path, lua: &Path, args: &[&str]) -> String {
-    let mut cmd = tshark_command();
-    cmd.arg("-r").arg(pcap).args(args);
-    cmd.arg("-X").arg(format!("lua_script:{}", lua.display()));
-    let out = cmd.output().expect("tshark runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "tshark failed: {stderr}");
-    assert!(!stderr.contains("Lua"), "a Lua error:\n{stderr}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn real_captures_read_the_same_with_no_tree() {
     for (capture, proto) in [
@@ -128,16 +116,10 @@ fn real_captures_read_the_same_with_no_tree() {
     ] {
         let pcap = repo_root().join("tests/captures").join(capture);
         let lua = repo_root().join(format!("dissectors/{proto}.lua"));
-        // A filter every frame passes makes tshark build the tree; without one it builds none.
-        for args in [&[][..], &["-q", "-z", "expert"][..]] {
-            let none = summary(&pcap, &lua, args);
-            let built = summary(&pcap, &lua, &[args, &["-Y", "frame"][..]].concat());
-            assert!(none.lines().count() > 3, "{capture} {args:?}: {none}");
-            assert!(
-                none.contains(&proto.to_uppercase()),
-                "{capture} {args:?}: {none}"
-            );
-            assert_eq!(none, built, "{capture} {args:?}: no tree / tree");
-        }
+        let summary = same_with_and_without_tree(&pcap, &[&lua]);
+        assert!(
+            summary.contains(&proto.to_uppercase()),
+            "{capture}: {summary}"
+        );
     }
 }

@@ -118,5 +118,15 @@ fn tshark_shows_the_lobby_inside_riptide() {
             (expected(&rip::Message::dissect(m).1), expected(&notes))
         },
     );
+    // The application's Info text reaches the transport's column with no tree as with one.
+    let root = wiregen_tests::repo_root();
+    let summary = wiregen_tests::same_with_and_without_tree(
+        &pcap,
+        &[
+            &root.join("dissectors/riptide_2_0.lua"),
+            &root.join("dissectors/lobby.lua"),
+        ],
+    );
+    assert!(summary.contains("LOBBY"), "{summary}");
     let _ = std::fs::remove_file(pcap);
 }
