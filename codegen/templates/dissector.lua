@@ -380,6 +380,17 @@ end
 -- Payloads of one join waiting for parts at once (by conversation, direction and key), as the
 -- crate's joiner holds at most 4096 parts: past it the oldest is forgotten, and said.
 local JOIN_WAITING = 4096
+
+-- Keeps what `frame`'s part `done` made on the first pass (a joined payload, or false for a
+-- part sent again) in `joins`, a table per frame that made one.
+local function frame_joined(joins, frame, done, what)
+  local of_frame = joins[frame]
+  if of_frame == nil then
+    of_frame = {}
+    joins[frame] = of_frame
+  end
+  of_frame[done] = what
+end
 {%- endif %}
 {%- if has_info_tail %}
 

@@ -328,6 +328,17 @@ end
 -- crate's joiner holds at most 4096 parts: past it the oldest is forgotten, and said.
 local JOIN_WAITING = 4096
 
+-- Keeps what `frame`'s part `done` made on the first pass (a joined payload, or false for a
+-- part sent again) in `joins`, a table per frame that made one.
+local function frame_joined(joins, frame, done, what)
+  local of_frame = joins[frame]
+  if of_frame == nil then
+    of_frame = {}
+    joins[frame] = of_frame
+  end
+  of_frame[done] = what
+end
+
 -- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
 -- When it is not, arrays, elements and cases get no subtree of their label: their fields go
 -- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
@@ -421,7 +432,8 @@ end
 
 -- Parts of one Split payload: consecutive index numbers (modulo 65536) from a first part to a last
 -- one, per conversation and direction; joined on the first pass and kept by the frame and
--- the part that completed it (several payloads may complete in one frame).
+-- the part that completed it (several payloads may complete in one frame): a table per such
+-- frame, by the part's key and number (`done`), numbers not made text for a frame that has none.
 -- At most JOIN_WAITING payloads wait for parts at once: past it the oldest is forgotten, and said.
 local join_parts_0 = bounded(JOIN_WAITING)
 local frame_joins_0 = {}
@@ -433,12 +445,12 @@ local function join_0(pinfo, tree, v)
   local conv, side = conversation_key(pinfo)
   local key = conv .. "|" .. side .. "|" .. tostring(ENCLOSING[1]) .. "|" .. tostring(v.seqnum)
   local seq = v.index
-  local here = pinfo.number .. "|" .. key .. "|" .. tostring(seq)
+  local frame = pinfo.number
+  local done = key .. "|" .. seq
   if not pinfo.visited then
     local bytes = v.chunk_raw
-    local done = key .. "|" .. tostring(seq)
     if join_done_0.map[done] == bytes then
-      frame_joins_0[here] = false
+      frame_joined(frame_joins_0, frame, done, false)
       return join_retransmitted(tree, seq)
     end
     bounded_remove(join_done_0, done)
@@ -484,7 +496,7 @@ local function join_0(pinfo, tree, v)
       while true do
         local part = st.parts[i]
         whole.s1[#whole.s1 + 1] = part[1]
-        bounded_set(join_done_0, key .. "|" .. tostring(i), part[1])
+        bounded_set(join_done_0, key .. "|" .. i, part[1])
         if join_done_0.count > JOIN_DONE_LIMIT_0 then bounded_evict(join_done_0) end
         st.parts[i] = nil
         st.n = st.n - 1
@@ -495,10 +507,11 @@ local function join_0(pinfo, tree, v)
       st.run_a = nil
       whole.s1 = ByteArray.new(table.concat(whole.s1), true)
       if st.n == 0 then bounded_remove(join_parts_0, key) end
-      frame_joins_0[here] = whole
+      frame_joined(frame_joins_0, frame, done, whole)
     end
   end
-  local whole = frame_joins_0[here]
+  local joined = frame_joins_0[frame]
+  local whole = joined and joined[done]
   if whole == false then return join_retransmitted(tree, seq) end
   if whole == nil then return end
   tree_add_proto_expert_info(tree, E.joined, fmt("Split joined from %d parts", whole.count))

@@ -100,7 +100,8 @@ impl<'p> Dissect<'p> {
             s.name, s.fields[j.sequence].name
         ));
         c.line("-- one, per conversation and direction; joined on the first pass and kept by the frame and");
-        c.line("-- the part that completed it (several payloads may complete in one frame).");
+        c.line("-- the part that completed it (several payloads may complete in one frame): a table per such");
+        c.line("-- frame, by the part's key and number (`done`), numbers not made text for a frame that has none.");
         c.line("-- At most JOIN_WAITING payloads wait for parts at once: past it the oldest is forgotten, and said.");
         c.line(format!("local join_parts_{ji} = bounded(JOIN_WAITING)"));
         c.line(format!("local frame_joins_{ji} = {{}}"));
@@ -134,7 +135,16 @@ impl<'p> Dissect<'p> {
             "local seq = {}",
             value_slot(&s.fields[j.sequence].name)
         ));
-        c.line("local here = pinfo.number .. \"|\" .. key .. \"|\" .. tostring(seq)");
+        c.line("local frame = pinfo.number");
+        // The part's key and number, as its place among the parts joined last (`join_done`) and
+        // by the frame's payloads.
+        // A number up to 32 bits is a Lua number, made text by the concatenation; a wider one is
+        // a UInt64, made text by its own `tostring`.
+        let seq_text = match &s.fields[j.sequence].ty {
+            Ty::Int(it) if it.bits <= 32 => "seq",
+            _ => "tostring(seq)",
+        };
+        c.line(format!("local done = key .. \"|\" .. {seq_text}"));
         let raws: Vec<String> = j
             .streams
             .iter()
@@ -142,9 +152,8 @@ impl<'p> Dissect<'p> {
             .collect();
         c.open("if not pinfo.visited then");
         c.line(format!("local bytes = {}", part_bytes(&raws)));
-        c.line("local done = key .. \"|\" .. tostring(seq)");
         c.open(format!("if join_done_{ji}.map[done] == bytes then"));
-        c.line(format!("frame_joins_{ji}[here] = false"));
+        c.line(format!("frame_joined(frame_joins_{ji}, frame, done, false)"));
         c.line("return join_retransmitted(tree, seq)");
         c.close("end");
         c.line(format!("bounded_remove(join_done_{ji}, done)"));
@@ -194,14 +203,15 @@ impl<'p> Dissect<'p> {
         c.line("steps = steps + 1");
         c.line("if st.parts[b] == nil or steps > st.n or st.parts[b].first then b = nil end");
         c.close("end");
-        join_whole(c, ji, j.streams.len(), wrap);
+        join_whole(c, ji, j.streams.len(), wrap, seq_text != "seq");
         c.line(format!(
             "if st.n == 0 then bounded_remove(join_parts_{ji}, key) end"
         ));
-        c.line(format!("frame_joins_{ji}[here] = whole"));
+        c.line(format!("frame_joined(frame_joins_{ji}, frame, done, whole)"));
         c.close("end");
         c.close("end");
-        c.line(format!("local whole = frame_joins_{ji}[here]"));
+        c.line(format!("local joined = frame_joins_{ji}[frame]"));
+        c.line("local whole = joined and joined[done]");
         c.line("if whole == false then return join_retransmitted(tree, seq) end");
         c.line("if whole == nil then return end");
         self.show_joined(c, j.in_struct, &j.streams, Some(ji));
@@ -294,8 +304,9 @@ fn part_bytes(raws: &[String]) -> String {
 
 /// Inside `if a ~= nil and b ~= nil`: the parts from `a` to `b` (numbers modulo `wrap`) taken
 /// out of the waiting ones into `whole` (`streams` lists of bytes, concatenated), each
-/// remembered as joined.
-fn join_whole(c: &mut Code, ji: usize, streams: usize, wrap: u64) {
+/// remembered as joined (by `key` and number; a `wide` number is a UInt64, made text by
+/// `tostring`).
+fn join_whole(c: &mut Code, ji: usize, streams: usize, wrap: u64, wide: bool) {
     c.open("if a ~= nil and b ~= nil then");
     let lists: Vec<String> = (1..=streams).map(|i| format!("s{i} = {{}}")).collect();
     c.line(format!(
@@ -309,8 +320,9 @@ fn join_whole(c: &mut Code, ji: usize, streams: usize, wrap: u64) {
         c.line(format!("whole.s{i}[#whole.s{i} + 1] = part[{i}]"));
     }
     let part_raws: Vec<String> = (1..=streams).map(|i| format!("part[{i}]")).collect();
+    let i = if wide { "tostring(i)" } else { "i" };
     c.line(format!(
-        "bounded_set(join_done_{ji}, key .. \"|\" .. tostring(i), {})",
+        "bounded_set(join_done_{ji}, key .. \"|\" .. {i}, {})",
         part_bytes(&part_raws)
     ));
     c.line(format!(
