@@ -153,7 +153,9 @@ impl<'p> Dissect<'p> {
         c.open("if not pinfo.visited then");
         c.line(format!("local bytes = {}", part_bytes(&raws)));
         c.open(format!("if join_done_{ji}.map[done] == bytes then"));
-        c.line(format!("frame_joined(frame_joins_{ji}, frame, done, false)"));
+        c.line(format!(
+            "frame_joined(frame_joins_{ji}, frame, done, false)"
+        ));
         c.line("return join_retransmitted(tree, seq)");
         c.close("end");
         c.line(format!("bounded_remove(join_done_{ji}, done)"));
@@ -207,7 +209,9 @@ impl<'p> Dissect<'p> {
         c.line(format!(
             "if st.n == 0 then bounded_remove(join_parts_{ji}, key) end"
         ));
-        c.line(format!("frame_joined(frame_joins_{ji}, frame, done, whole)"));
+        c.line(format!(
+            "frame_joined(frame_joins_{ji}, frame, done, whole)"
+        ));
         c.close("end");
         c.close("end");
         c.line(format!("local joined = frame_joins_{ji}[frame]"));
