@@ -95,25 +95,7 @@ impl<'p> Dissect<'p> {
         let first = self.i.exprs().expr(&j.first);
         let last = self.i.exprs().expr(&j.last);
         let wrap = j.wrap;
-        c.line(format!(
-            "-- Parts of one {} payload: consecutive {} numbers (modulo {wrap}) from a first part to a last",
-            s.name, s.fields[j.sequence].name
-        ));
-        c.line("-- one, per conversation and direction; joined on the first pass and kept by the frame and");
-        c.line("-- the part that completed it (several payloads may complete in one frame): a table per such");
-        c.line("-- frame, by the part's key and number (`done`), numbers not made text for a frame that has none.");
-        c.line("-- At most JOIN_WAITING payloads wait for parts at once: past it the oldest is forgotten, and said.");
-        c.line(format!("local join_parts_{ji} = bounded(JOIN_WAITING)"));
-        c.line(format!("local frame_joins_{ji} = {{}}"));
-        // As the crate's joiner: the parts of the payloads joined last, by key and number, to
-        // tell a part sent again (a retransmission) from the start of a new payload.
-        let done_limit = (j.wrap / 2).clamp(1, 4096);
-        c.line("-- The bytes of the parts of the payloads joined last (at most half the numbers' range): a");
-        c.line("-- part that comes again with them is a retransmission, not a new payload.");
-        c.line(format!("local JOIN_DONE_LIMIT_{ji} = {done_limit}"));
-        c.line(format!(
-            "local join_done_{ji} = bounded(JOIN_DONE_LIMIT_{ji})"
-        ));
+        join_tables(c, ji, &s.name, &s.fields[j.sequence].name, wrap);
         c.open(format!("local function join_{ji}(pinfo, tree, v)"));
         c.line("local conv, side = conversation_key(pinfo)");
         // The part's own keys, and those of the enclosing value (`Command.channel_id`) as its
@@ -304,6 +286,29 @@ fn part_bytes(raws: &[String]) -> String {
             .collect::<Vec<_>>()
             .join(" .. "),
     }
+}
+
+/// The tables of join `ji` (of struct `part`, numbered by `sequence` modulo `wrap`): the payloads
+/// waiting for parts, what each frame's parts made, the parts joined last.
+fn join_tables(c: &mut Code, ji: usize, part: &str, sequence: &str, wrap: u64) {
+    c.line(format!(
+        "-- Parts of one {part} payload: consecutive {sequence} numbers (modulo {wrap}) from a first part to a last"
+    ));
+    c.line("-- one, per conversation and direction; joined on the first pass and kept by the frame and");
+    c.line("-- the part that completed it (several payloads may complete in one frame): a table per such");
+    c.line("-- frame, by the part's key and number (`done`), numbers not made text for a frame that has none.");
+    c.line("-- At most JOIN_WAITING payloads wait for parts at once: past it the oldest is forgotten, and said.");
+    c.line(format!("local join_parts_{ji} = bounded(JOIN_WAITING)"));
+    c.line(format!("local frame_joins_{ji} = {{}}"));
+    // As the crate's joiner: the parts of the payloads joined last, by key and number, to
+    // tell a part sent again (a retransmission) from the start of a new payload.
+    let done_limit = (wrap / 2).clamp(1, 4096);
+    c.line("-- The bytes of the parts of the payloads joined last (at most half the numbers' range): a");
+    c.line("-- part that comes again with them is a retransmission, not a new payload.");
+    c.line(format!("local JOIN_DONE_LIMIT_{ji} = {done_limit}"));
+    c.line(format!(
+        "local join_done_{ji} = bounded(JOIN_DONE_LIMIT_{ji})"
+    ));
 }
 
 /// Inside `if a ~= nil and b ~= nil`: the parts from `a` to `b` (numbers modulo `wrap`) taken
