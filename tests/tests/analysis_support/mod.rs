@@ -29,8 +29,11 @@ pub struct Seen {
 
 /// A capture (pcapng) as a little-endian nanosecond pcap file, as editcap writes it.
 pub fn as_pcap(file: &str, proto: &str) -> Vec<u8> {
+    // A file per call: tests of one process running at once may convert the same capture.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let out = std::env::temp_dir().join(format!(
-        "wiregen-analysis-{}-{proto}-{file}",
+        "wiregen-analysis-{}-{call}-{proto}-{file}",
         std::process::id()
     ));
     // editcap beside tshark, else the system's (a wrapped current tshark has none beside it).
