@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use wiregen_tests::{dissect, repo_root, same_with_and_without_tree, tshark_command};
+use wiregen_tests::{dissect, repo_root, same_with_and_without_tree, tshark_output};
 
 /// A post-dissector printing every value of `names` in each frame (`@@frame name offset
 /// length value`): field extractors make tshark create those fields even in a hidden tree.
@@ -41,19 +41,12 @@ register_postdissector(post)
 
 /// The post-dissector's lines, with the tree shown (`-T fields`) or hidden (summary lines).
 fn values(pcap: &Path, lua: &Path, script: &Path, shown: bool) -> Vec<String> {
-    let mut cmd = tshark_command();
-    cmd.arg("-r").arg(pcap);
-    cmd.arg("-X").arg(format!("lua_script:{}", lua.display()));
-    cmd.arg("-X")
-        .arg(format!("lua_script:{}", script.display()));
-    if shown {
-        cmd.args(["-T", "fields", "-e", "frame.number"]);
-    }
-    let out = cmd.output().expect("tshark runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "tshark failed: {stderr}");
-    assert!(!stderr.contains("Lua"), "a Lua error:\n{stderr}");
-    String::from_utf8_lossy(&out.stdout)
+    let args: &[&str] = if shown {
+        &["-T", "fields", "-e", "frame.number"]
+    } else {
+        &[]
+    };
+    tshark_output(pcap, &[lua, script], args)
         .lines()
         .filter(|l| l.starts_with("@@"))
         .map(str::to_string)
