@@ -7,7 +7,7 @@ max_line_length = false
 ignore = { "212" }
 read_globals = {
   "Proto", "ProtoField", "ProtoExpert", "expert", "ftypes", "base", "DissectorTable",
-  "ByteArray", "Pref", "UInt64", "Int64", "ENC_UTF_8", "ENC_ASCII", "ENC_ISO_8859_1", "ENC_UTF_16", "ENC_LITTLE_ENDIAN", "ENC_BIG_ENDIAN", "report_failure", "bit32",
+  "ByteArray", "Struct", "Pref", "UInt64", "Int64", "ENC_UTF_8", "ENC_ASCII", "ENC_ISO_8859_1", "ENC_UTF_16", "ENC_LITTLE_ENDIAN", "ENC_BIG_ENDIAN", "report_failure", "bit32",
   "dissect_tcp_pdus", "get_version", "TvbRange", "TreeItem", "Dissector", "Field", "get_preference",
   -- The netcode analysis's statistics: a tap, `-z <proto>,stats` and a Statistics menu.
   "Listener", "register_stat_cmd_arg", "gui_enabled", "register_menu", "TextWindow",

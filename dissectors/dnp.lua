@@ -622,6 +622,35 @@ local function frame_joined(joins, frame, done, what)
   of_frame[done] = what
 end
 
+-- A number for each key of a join (conversation, direction and the part's own keys), which with
+-- a part's number places it among the parts joined last (`join_done_<k>`): a Lua number, or
+-- short text for numbers past 16 bits. Text made of the whole key and the number, the key once,
+-- hashed badly: Lua 5.2 hashes a string of 32 characters or more by every other character, the
+-- parts of a long payload shared a few hash chains whose entries were compared byte by byte,
+-- and the dissector slowed as the capture went on. Numbers are not reused; at most JOIN_KEYS
+-- keys keep theirs, past it the oldest is forgotten, and said (a part of its payloads sent
+-- again is then taken for the first part of a new one).
+local JOIN_KEYS = 65536
+local function key_numbers()
+  local numbers = bounded(JOIN_KEYS)
+  numbers.last = 0
+  return numbers
+end
+
+local function key_number(numbers, key, tree)
+  local n = numbers.map[key]
+  if n == nil then
+    n = numbers.last + 1
+    numbers.last = n
+    bounded_set(numbers, key, n)
+    if numbers.count > JOIN_KEYS then
+      local evicted = bounded_evict(numbers)
+      tree_add_proto_expert_info(tree, E.evicted, fmt("%d join keys numbered: the oldest (%s) is forgotten; %d forgotten so far", JOIN_KEYS, evicted, numbers.evicted))
+    end
+  end
+  return n
+end
+
 -- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
 -- When it is not, arrays, elements and cases get no subtree of their label: their fields go
 -- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
@@ -769,56 +798,56 @@ end
 
 local function dissect_SInt8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
-  tree_add_le(tree, F["dnp.s_int8_value.value"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["dnp.s_int8_value.value"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
 local function dissect_UInt8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
-  tree_add_le(tree, F["dnp.u_int8_value.value"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["dnp.u_int8_value.value"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
 local function dissect_SInt16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.s_int16_value.value"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.s_int16_value.value"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
 local function dissect_UInt16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.u_int16_value.value"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.u_int16_value.value"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
 local function dissect_SInt32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.s_int32_value.value"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.s_int32_value.value"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
 local function dissect_UInt32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.u_int32_value.value"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.u_int32_value.value"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
 local function dissect_SInt64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.s_int64_value.value"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.s_int64_value.value"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
 
 local function dissect_UInt64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.u_int64_value.value"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.u_int64_value.value"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
@@ -836,14 +865,14 @@ end
 
 local function dissect_Float32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.float32_value.value"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.float32_value.value"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
 local function dissect_Float64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.float64_value.value"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.float64_value.value"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
@@ -888,184 +917,184 @@ end
 
 local function dissect_Point2S8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_s8_value.x"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_s8_value.x"], tvb(offset, 1)) end
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_s8_value.y"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_s8_value.y"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
 local function dissect_Point2U8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_u8_value.x"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_u8_value.x"], tvb(offset, 1)) end
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_u8_value.y"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_u8_value.y"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
 local function dissect_Point2S16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_s16_value.x"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_s16_value.x"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_s16_value.y"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_s16_value.y"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
 local function dissect_Point2U16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_u16_value.x"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_u16_value.x"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_u16_value.y"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_u16_value.y"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
 local function dissect_Point2S32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_s32_value.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_s32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_s32_value.y"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_s32_value.y"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
 local function dissect_Point2U32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_u32_value.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_u32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_u32_value.y"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_u32_value.y"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
 local function dissect_Point2S64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_s64_value.x"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_s64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_s64_value.y"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_s64_value.y"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
 
 local function dissect_Point2U64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_u64_value.x"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_u64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.point2_u64_value.y"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point2_u64_value.y"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
 
 local function dissect_Point3S8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_s8_value.x"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_s8_value.x"], tvb(offset, 1)) end
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_s8_value.y"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_s8_value.y"], tvb(offset, 1)) end
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "z", 1, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_s8_value.z"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_s8_value.z"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
 local function dissect_Point3U8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_u8_value.x"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_u8_value.x"], tvb(offset, 1)) end
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_u8_value.y"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_u8_value.y"], tvb(offset, 1)) end
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "z", 1, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_u8_value.z"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_u8_value.z"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
 local function dissect_Point3S16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_s16_value.x"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_s16_value.x"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_s16_value.y"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_s16_value.y"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_s16_value.z"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_s16_value.z"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
 local function dissect_Point3U16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_u16_value.x"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_u16_value.x"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_u16_value.y"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_u16_value.y"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_u16_value.z"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_u16_value.z"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
 local function dissect_Point3S32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_s32_value.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_s32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_s32_value.y"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_s32_value.y"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_s32_value.z"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_s32_value.z"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
 local function dissect_Point3U32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_u32_value.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_u32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_u32_value.y"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_u32_value.y"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_u32_value.z"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_u32_value.z"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
 local function dissect_Point3S64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_s64_value.x"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_s64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_s64_value.y"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_s64_value.y"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_s64_value.z"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_s64_value.z"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
 
 local function dissect_Point3U64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_u64_value.x"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_u64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_u64_value.y"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_u64_value.y"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.point3_u64_value.z"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.point3_u64_value.z"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
@@ -1089,20 +1118,20 @@ end
 
 local function dissect_Vector2F32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.vector2_f32_value.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.vector2_f32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.vector2_f32_value.y"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.vector2_f32_value.y"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
 local function dissect_Vector2F64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.vector2_f64_value.x"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.vector2_f64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.vector2_f64_value.y"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.vector2_f64_value.y"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
@@ -1132,26 +1161,26 @@ end
 
 local function dissect_Vector3F32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.vector3_f32_value.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.vector3_f32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.vector3_f32_value.y"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.vector3_f32_value.y"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.vector3_f32_value.z"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.vector3_f32_value.z"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
 local function dissect_Vector3F64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.vector3_f64_value.x"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.vector3_f64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.vector3_f64_value.y"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.vector3_f64_value.y"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.vector3_f64_value.z"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.vector3_f64_value.z"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
@@ -1187,32 +1216,32 @@ end
 
 local function dissect_QuaternionF32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.quaternion_f32_value.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.quaternion_f32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.quaternion_f32_value.y"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.quaternion_f32_value.y"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.quaternion_f32_value.z"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.quaternion_f32_value.z"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "w", 4, limit - offset) end
-  tree_add_le(tree, F["dnp.quaternion_f32_value.w"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dnp.quaternion_f32_value.w"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
 local function dissect_QuaternionF64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.quaternion_f64_value.x"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.quaternion_f64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.quaternion_f64_value.y"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.quaternion_f64_value.y"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.quaternion_f64_value.z"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.quaternion_f64_value.z"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 8 then return truncated(tree, tvb, offset, "w", 8, limit - offset) end
-  tree_add_le(tree, F["dnp.quaternion_f64_value.w"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["dnp.quaternion_f64_value.w"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
@@ -1382,7 +1411,7 @@ end
 
 local function dissect_LinkId(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
-  tree_add_le(tree, F["dnp.link_id.link_id"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dnp.link_id.link_id"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
@@ -1497,7 +1526,7 @@ end
 -- Parts of one LongReliableMessage payload: consecutive number numbers (modulo 65535) from a first part to a last
 -- one, per conversation and direction; joined on the first pass and kept by the frame and
 -- the part that completed it (several payloads may complete in one frame): a table per such
--- frame, by the part's key and number (`done`), numbers not made text for a frame that has none.
+-- frame, by the part's key and number as text (made only for a frame that has one).
 -- At most JOIN_WAITING payloads wait for parts at once: past it the oldest is forgotten, and said.
 local join_parts_0 = bounded(JOIN_WAITING)
 local frame_joins_0 = {}
@@ -1505,16 +1534,18 @@ local frame_joins_0 = {}
 -- part that comes again with them is a retransmission, not a new payload.
 local JOIN_DONE_LIMIT_0 = 4096
 local join_done_0 = bounded(JOIN_DONE_LIMIT_0)
+local join_keys_0 = key_numbers()
 local function join_0(pinfo, tree, v)
   local conv, side = conversation_key(pinfo)
   local key = conv .. "|" .. side
   local seq = v.number
   local frame = pinfo.number
-  local done = key .. "|" .. seq
   if not pinfo.visited then
+    local numbered = key_number(join_keys_0, key, tree)
+    local done = numbered * 65535 + seq
     local bytes = v.chunk_raw
     if join_done_0.map[done] == bytes then
-      frame_joined(frame_joins_0, frame, done, false)
+      frame_joined(frame_joins_0, frame, key .. "|" .. seq, false)
       return join_retransmitted(tree, seq)
     end
     bounded_remove(join_done_0, done)
@@ -1560,7 +1591,7 @@ local function join_0(pinfo, tree, v)
       while true do
         local part = st.parts[i]
         whole.s1[#whole.s1 + 1] = part[1]
-        bounded_set(join_done_0, key .. "|" .. i, part[1])
+        bounded_set(join_done_0, numbered * 65535 + i, part[1])
         if join_done_0.count > JOIN_DONE_LIMIT_0 then bounded_evict(join_done_0) end
         st.parts[i] = nil
         st.n = st.n - 1
@@ -1571,11 +1602,11 @@ local function join_0(pinfo, tree, v)
       st.run_a = nil
       whole.s1 = ByteArray.new(table.concat(whole.s1), true)
       if st.n == 0 then bounded_remove(join_parts_0, key) end
-      frame_joined(frame_joins_0, frame, done, whole)
+      frame_joined(frame_joins_0, frame, key .. "|" .. seq, whole)
     end
   end
   local joined = frame_joins_0[frame]
-  local whole = joined and joined[done]
+  local whole = joined and joined[key .. "|" .. seq]
   if whole == false then return join_retransmitted(tree, seq) end
   if whole == nil then return end
   tree_add_proto_expert_info(tree, E.joined, fmt("LongReliableMessage joined from %d parts", whole.count))
@@ -1651,7 +1682,7 @@ end
 -- Parts of one LongLinkState payload: consecutive number numbers (modulo 65535) from a first part to a last
 -- one, per conversation and direction; joined on the first pass and kept by the frame and
 -- the part that completed it (several payloads may complete in one frame): a table per such
--- frame, by the part's key and number (`done`), numbers not made text for a frame that has none.
+-- frame, by the part's key and number as text (made only for a frame that has one).
 -- At most JOIN_WAITING payloads wait for parts at once: past it the oldest is forgotten, and said.
 local join_parts_1 = bounded(JOIN_WAITING)
 local frame_joins_1 = {}
@@ -1659,16 +1690,18 @@ local frame_joins_1 = {}
 -- part that comes again with them is a retransmission, not a new payload.
 local JOIN_DONE_LIMIT_1 = 4096
 local join_done_1 = bounded(JOIN_DONE_LIMIT_1)
+local join_keys_1 = key_numbers()
 local function join_1(pinfo, tree, v)
   local conv, side = conversation_key(pinfo)
   local key = conv .. "|" .. side .. "|" .. tostring(v.link_id)
   local seq = v.number
   local frame = pinfo.number
-  local done = key .. "|" .. seq
   if not pinfo.visited then
+    local numbered = key_number(join_keys_1, key, tree)
+    local done = numbered * 65535 + seq
     local bytes = #v.message_chunk_raw .. ":" .. v.message_chunk_raw .. #v.values_chunk_raw .. ":" .. v.values_chunk_raw
     if join_done_1.map[done] == bytes then
-      frame_joined(frame_joins_1, frame, done, false)
+      frame_joined(frame_joins_1, frame, key .. "|" .. seq, false)
       return join_retransmitted(tree, seq)
     end
     bounded_remove(join_done_1, done)
@@ -1715,7 +1748,7 @@ local function join_1(pinfo, tree, v)
         local part = st.parts[i]
         whole.s1[#whole.s1 + 1] = part[1]
         whole.s2[#whole.s2 + 1] = part[2]
-        bounded_set(join_done_1, key .. "|" .. i, #part[1] .. ":" .. part[1] .. #part[2] .. ":" .. part[2])
+        bounded_set(join_done_1, numbered * 65535 + i, #part[1] .. ":" .. part[1] .. #part[2] .. ":" .. part[2])
         if join_done_1.count > JOIN_DONE_LIMIT_1 then bounded_evict(join_done_1) end
         st.parts[i] = nil
         st.n = st.n - 1
@@ -1727,11 +1760,11 @@ local function join_1(pinfo, tree, v)
       whole.s1 = ByteArray.new(table.concat(whole.s1), true)
       whole.s2 = ByteArray.new(table.concat(whole.s2), true)
       if st.n == 0 then bounded_remove(join_parts_1, key) end
-      frame_joined(frame_joins_1, frame, done, whole)
+      frame_joined(frame_joins_1, frame, key .. "|" .. seq, whole)
     end
   end
   local joined = frame_joins_1[frame]
-  local whole = joined and joined[done]
+  local whole = joined and joined[key .. "|" .. seq]
   if whole == false then return join_retransmitted(tree, seq) end
   if whole == nil then return end
   tree_add_proto_expert_info(tree, E.joined, fmt("LongLinkState joined from %d parts", whole.count))
@@ -1952,51 +1985,62 @@ local analysed = bounded(MAX_ANALYSED)
 -- A verdict is one flat table: `lost`, `repeat_of`, `retransmission`, `out_of_order`,
 -- `before_first`, `ping_frame`, `ping_rtt`, `forgotten`, and the acked frames and their round
 -- trips in its array part (frame, rtt, frame, rtt, …). The first pass's verdicts are kept as
--- text, a record per message ("\n<frame>:<message index>:<items>;", keep_verdict), in strings
--- of VERDICT_CHUNK records, by the first frame of each: a capture's worth of tables (or of
--- numbers in one) is what every garbage collection walks, and the analysis cost more than the
--- dissection. A full chunk is kept in a ByteArray, whose bytes Wireshark holds outside Lua's
--- heap: kept strings grow the heap the collector paces itself by, and the rarer its
--- collections, the colder each message's garbage when it is swept.
+-- binary records, one per thing a verdict says (keep_verdict), in chunks of whole verdicts
+-- (VERDICT_CHUNK records or a few more), by the first frame of each: a capture's worth of
+-- tables (or of numbers in one) is what every garbage collection walks, and the analysis cost
+-- more than the dissection. A full chunk is kept in a ByteArray, whose bytes Wireshark holds
+-- outside Lua's heap: kept strings grow the heap the collector paces itself by, and the rarer
+-- its collections, the colder each message's garbage when it is swept. The records of the chunk
+-- being filled wait as numbers (`verdict_values`, five a record), packed together when it is
+-- full: a verdict kept is a few numbers put in an array. (Kept as text, each verdict was a
+-- string.format of three integers and a float, about 1,300 instructions an integer: the
+-- verdicts cost DNP's dissector 4,000 instructions a datagram.)
 local VERDICT_CHUNK = 256
+-- A record: frame, message index, kind of item, a number (a frame or a count) and a round trip
+-- in seconds (0 when the kind has none), little-endian, the float with every bit.
+local RECORD, RECORD_SIZE = "I4I4Bdd", 25
+local ITEM = { ACKED = 1, LOST = 2, RETRANSMISSION = 3, DUPLICATE = 4, OUT_OF_ORDER = 5, BEFORE_FIRST = 6, PING = 7, FORGOTTEN = 8 }
 local verdict_chunks, verdict_chunk_first = {}, {}
-local verdict_records = {}
+local verdict_values = {}
 local ANALYSIS_INDEX = 0
 
--- Keeps `v`, the verdict of message `index` of `frame` (frames come in increasing order), as
--- "\n<frame>:<index>:" and an item for each thing it says: `a<frame>/<round trip>` per ack,
--- `l<n>` lost, `r<frame>` or `d<frame>` a retransmission or duplicate, `o` (and `b`) out of
--- order (below the first), `p<frame>/<round trip>` a ping, `f<n>` forgotten; round trips (in
--- seconds) as hexadecimal floats, every bit of them at half the cost of "%.17g". The common
--- verdict, one send acked, is one string.format.
+-- The records not yet in a chunk, packed.
+local function pending_bytes()
+  return Struct.pack("<" .. string.rep(RECORD, #verdict_values / 5), table.unpack(verdict_values))
+end
+
+-- Puts a record after the `n` numbers of `values`; returns how many there are then.
+local function put_record(values, n, frame, index, kind, number, rtt)
+  values[n + 1], values[n + 2], values[n + 3], values[n + 4], values[n + 5] = frame, index, kind, number, rtt
+  return n + 5
+end
+
+-- Keeps `v`, the verdict of message `index` of `frame` (frames come in increasing order): a
+-- record per ack (the acked frame and its round trip), then one for each other thing it says
+-- (lost: how many; a retransmission or duplicate: of which frame; out of order, below the first
+-- or not; a ping: its frame and round trip; forgotten: how many so far).
 local function keep_verdict(frame, index, v)
-  local record
-  if #v == 2 and v.lost == nil and v.repeat_of == nil and not v.out_of_order
-      and v.ping_frame == nil and v.forgotten == nil then
-    record = string.format("\n%d:%d:a%d/%a;", frame, index, v[1], v[2])
-  else
-    local items = { string.format("\n%d:%d:", frame, index) }
-    for i = 1, #v, 2 do items[#items + 1] = string.format("a%d/%a ", v[i], v[i + 1]) end
-    if v.lost ~= nil then items[#items + 1] = string.format("l%d ", v.lost) end
-    if v.repeat_of ~= nil then items[#items + 1] = string.format(v.retransmission and "r%d " or "d%d ", v.repeat_of) end
-    if v.out_of_order then items[#items + 1] = v.before_first and "o b " or "o " end
-    if v.ping_frame ~= nil then items[#items + 1] = string.format("p%d/%a ", v.ping_frame, v.ping_rtt) end
-    if v.forgotten ~= nil then items[#items + 1] = string.format("f%d ", v.forgotten) end
-    items[#items + 1] = ";"
-    record = table.concat(items)
+  local values = verdict_values
+  local n = #values
+  if n == 0 then verdict_chunk_first[#verdict_chunks + 1] = frame end
+  for i = 1, #v, 2 do n = put_record(values, n, frame, index, ITEM.ACKED, v[i], v[i + 1]) end
+  if v.lost ~= nil then n = put_record(values, n, frame, index, ITEM.LOST, v.lost, 0) end
+  if v.repeat_of ~= nil then
+    n = put_record(values, n, frame, index, v.retransmission and ITEM.RETRANSMISSION or ITEM.DUPLICATE, v.repeat_of, 0)
   end
-  if #verdict_records == 0 then verdict_chunk_first[#verdict_chunks + 1] = frame end
-  verdict_records[#verdict_records + 1] = record
-  if #verdict_records == VERDICT_CHUNK then
-    verdict_chunks[#verdict_chunks + 1] = ByteArray.new(table.concat(verdict_records), true)
-    verdict_records = {}
+  if v.out_of_order then n = put_record(values, n, frame, index, v.before_first and ITEM.BEFORE_FIRST or ITEM.OUT_OF_ORDER, 0, 0) end
+  if v.ping_frame ~= nil then n = put_record(values, n, frame, index, ITEM.PING, v.ping_frame, v.ping_rtt) end
+  if v.forgotten ~= nil then n = put_record(values, n, frame, index, ITEM.FORGOTTEN, v.forgotten, 0) end
+  if n >= 5 * VERDICT_CHUNK then
+    verdict_chunks[#verdict_chunks + 1] = ByteArray.new(pending_bytes(), true)
+    verdict_values = {}
   end
 end
 
--- The texts that may hold `frame`'s records: from the last chunk starting before it to the last
+-- The records that may hold `frame`'s: from the last chunk starting before it to the last
 -- starting at it (a frame of many messages may fill several), the records not yet in a chunk
--- last.
-local function verdict_texts(frame)
+-- last; each as the string of its bytes.
+local function verdict_records(frame)
   local lo, hi, at = 1, #verdict_chunk_first, nil
   while lo <= hi do
     local mid = math.floor((lo + hi) / 2)
@@ -2005,65 +2049,71 @@ local function verdict_texts(frame)
   if at == nil then return {} end
   local first = at
   while first > 1 and verdict_chunk_first[first] == frame do first = first - 1 end
-  local texts = {}
+  local chunks = {}
   for j = first, at do
     local chunk = verdict_chunks[j]
-    texts[#texts + 1] = chunk ~= nil and chunk:raw() or table.concat(verdict_records)
+    chunks[#chunks + 1] = chunk ~= nil and chunk:raw() or pending_bytes()
   end
-  return texts
+  return chunks
 end
 
--- The verdict whose items start at `from` in `text`, as a table again.
-local function parse_verdict(text, from)
-  local v = {}
-  for item in text:sub(from, text:find(";", from, true) - 1):gmatch("%S+") do
-    local tag, rest = item:sub(1, 1), item:sub(2)
-    if tag == "a" or tag == "p" then
-      local f, rtt = rest:match("^(%d+)/(.+)$")
-      if tag == "a" then
-        local n = #v
-        v[n + 1], v[n + 2] = tonumber(f), tonumber(rtt)
-      else
-        v.ping_frame, v.ping_rtt = tonumber(f), tonumber(rtt)
-      end
-    elseif tag == "l" then
-      v.lost = tonumber(rest)
-    elseif tag == "r" or tag == "d" then
-      v.repeat_of, v.retransmission = tonumber(rest), tag == "r"
-    elseif tag == "o" then
+-- The place (from 0) of the first record in `bytes` of `frame`'s message `index` (of any of
+-- its messages when `index` is nil), by bisection: records are in frame and message order.
+local function first_record(bytes, frame, index)
+  local lo, hi, found = 0, #bytes / RECORD_SIZE - 1, nil
+  while lo <= hi do
+    local mid = math.floor((lo + hi) / 2)
+    local f, i = Struct.unpack("<I4I4", bytes, mid * RECORD_SIZE + 1)
+    if f > frame or (f == frame and (index == nil or i >= index)) then
+      if f == frame and (index == nil or i == index) then found = mid end
+      hi = mid - 1
+    else
+      lo = mid + 1
+    end
+  end
+  return found
+end
+
+-- Appends to `verdicts` the verdicts (tables again) of the records of `frame` from place `at`
+-- on, of message `index` only unless it is nil. Numbers are made whole again: packed as
+-- floats, Lua 5.4 would show a frame as "12.0".
+local function read_verdicts(bytes, at, frame, index, verdicts)
+  local current, v
+  for r = at, #bytes / RECORD_SIZE - 1 do
+    local f, i, kind, number, rtt = Struct.unpack("<" .. RECORD, bytes, r * RECORD_SIZE + 1)
+    if f ~= frame or (index ~= nil and i ~= index) then return end
+    if i ~= current then
+      current, v = i, {}
+      verdicts[#verdicts + 1] = v
+    end
+    number = math.floor(number)
+    if kind == ITEM.ACKED then
+      local n = #v
+      v[n + 1], v[n + 2] = number, rtt
+    elseif kind == ITEM.LOST then
+      v.lost = number
+    elseif kind == ITEM.RETRANSMISSION or kind == ITEM.DUPLICATE then
+      v.repeat_of, v.retransmission = number, kind == ITEM.RETRANSMISSION
+    elseif kind == ITEM.OUT_OF_ORDER or kind == ITEM.BEFORE_FIRST then
       v.out_of_order = true
-    elseif tag == "b" then
-      v.before_first = true
-    elseif tag == "f" then
-      v.forgotten = tonumber(rest)
+      if kind == ITEM.BEFORE_FIRST then v.before_first = true end
+    elseif kind == ITEM.PING then
+      v.ping_frame, v.ping_rtt = number, rtt
+    elseif kind == ITEM.FORGOTTEN then
+      v.forgotten = number
     end
   end
-  return v
 end
 
--- The kept verdict of message `index` of `frame` (nil: none).
-local function kept_verdict(frame, index)
-  local key = "\n" .. frame .. ":" .. index .. ":"
-  for _, text in ipairs(verdict_texts(frame)) do
-    local from = text:find(key, 1, true)
-    if from ~= nil then return parse_verdict(text, from + #key) end
+-- The kept verdicts of `frame`'s message `index` (a list of one or none), or of all its
+-- messages (`index` nil), in order.
+local function kept_verdicts(frame, index)
+  local verdicts = {}
+  for _, bytes in ipairs(verdict_records(frame)) do
+    local at = first_record(bytes, frame, index)
+    if at ~= nil then read_verdicts(bytes, at, frame, index, verdicts) end
   end
-  return nil
-end
-
--- Every kept verdict of `frame`'s messages, in order.
-local function kept_verdicts(frame)
-  local prefix = "\n" .. frame .. ":"
-  local all = {}
-  for _, text in ipairs(verdict_texts(frame)) do
-    local from = text:find(prefix, 1, true)
-    while from ~= nil do
-      local numbers_at = text:find(":", from + #prefix, true) + 1
-      all[#all + 1] = parse_verdict(text, numbers_at)
-      from = text:find(prefix, numbers_at, true)
-    end
-  end
-  return all
+  return verdicts
 end
 
 -- `raw` unwrapped to the number nearest `near` (the first of equally near ones), never below 0.
@@ -2302,7 +2352,7 @@ local function analysis_verdict(pinfo, root)
   -- again each time): no pinfo field asked for it.
   if not FACTS.seq and FACTS.nacks == 0 and not FACTS.ping then return nil end
   local frame = pinfo.number
-  if pinfo.visited then return kept_verdict(frame, ANALYSIS_INDEX) end
+  if pinfo.visited then return kept_verdicts(frame, ANALYSIS_INDEX)[1] end
   local conv, from = conversation_key(pinfo)
   local st = analysed.map[conv]
   if st == nil then
@@ -2463,11 +2513,13 @@ function proto.init()
   join_parts_0 = bounded(JOIN_WAITING)
   frame_joins_0 = {}
   join_done_0 = bounded(JOIN_DONE_LIMIT_0)
+  join_keys_0 = key_numbers()
   join_parts_1 = bounded(JOIN_WAITING)
   frame_joins_1 = {}
   join_done_1 = bounded(JOIN_DONE_LIMIT_1)
+  join_keys_1 = key_numbers()
   analysed = bounded(MAX_ANALYSED)
-  verdict_chunks, verdict_chunk_first, verdict_records = {}, {}, {}
+  verdict_chunks, verdict_chunk_first, verdict_values = {}, {}, {}
 end
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.

@@ -172,16 +172,16 @@ local VISIBLE = true
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "character", 2, limit - offset) end
-  tree_add_le(tree, F["dungeon.move.character"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dungeon.move.character"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["dungeon.move.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dungeon.move.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree_add_le(tree, F["dungeon.move.y"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dungeon.move.y"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 1 then return truncated(tree, tvb, offset, "running", 1, limit - offset) end
-  tree_add(tree, F["dungeon.move.running"], tvb(offset, 1))
+  if HAS_TREE then tree_add(tree, F["dungeon.move.running"], tvb(offset, 1)) end
   offset = offset + 1
   return offset, v
 end
@@ -203,10 +203,10 @@ end
 
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "item_id", 4, limit - offset) end
-  tree_add_le(tree, F["dungeon.item.item_id"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["dungeon.item.item_id"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 2 then return truncated(tree, tvb, offset, "count", 2, limit - offset) end
-  tree_add_le(tree, F["dungeon.item.count"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dungeon.item.count"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
@@ -215,7 +215,7 @@ end
 local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt
   if limit - offset < 2 then return truncated(tree, tvb, offset, "character", 2, limit - offset) end
-  tree_add_le(tree, F["dungeon.inventory.character"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["dungeon.inventory.character"], tvb(offset, 2)) end
   offset = offset + 2
   -- items
   if limit - offset < 1 then return truncated(tree, tvb, offset, "items length", 1, limit - offset) end

@@ -185,7 +185,7 @@ local function dissect_Greeting(tvb, pinfo, tree, offset, limit)
     if limit - offset < 2 then return truncated(tree, tvb, offset, "length", 2, limit - offset) end
     val, n = tvb(offset, 2):uint() - 32768, 2
   end
-  tree_add(tree, F["lobby.greeting.length"], tvb(offset, n), val)
+  if HAS_TREE then tree_add(tree, F["lobby.greeting.length"], tvb(offset, n), val) end
   v.length = val
   offset = offset + n
   -- text
@@ -195,21 +195,21 @@ local function dissect_Greeting(tvb, pinfo, tree, offset, limit)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then tree_add_proto_expert_info(item, E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
-  tree_add_le(tree, F["lobby.greeting.value"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["lobby.greeting.value"], tvb(offset, 2)) end
   offset = offset + 2
   return offset, v
 end
 
 local function dissect_Room(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
-  tree_add_le(tree, F["lobby.room.room_id"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["lobby.room.room_id"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 1 then return truncated(tree, tvb, offset, "players", 1, limit - offset) end
-  tree_add_le(tree, F["lobby.room.players"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["lobby.room.players"], tvb(offset, 1)) end
   offset = offset + 1
   -- open: One byte in Riptide 2.0.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "open", 1, limit - offset) end
-  tree_add(tree, F["lobby.room.open"], tvb(offset, 1))
+  if HAS_TREE then tree_add(tree, F["lobby.room.open"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
@@ -224,7 +224,7 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
     if limit - offset < 2 then return truncated(tree, tvb, offset, "count", 2, limit - offset) end
     val, n = tvb(offset, 2):uint() - 32768, 2
   end
-  tree_add(tree, F["lobby.room_list.count"], tvb(offset, n), val)
+  if HAS_TREE then tree_add(tree, F["lobby.room_list.count"], tvb(offset, n), val) end
   v.count = val
   offset = offset + n
   -- rooms
@@ -245,7 +245,7 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
     if limit - offset < 2 then return truncated(tree, tvb, offset, "ready_count", 2, limit - offset) end
     val, n = tvb(offset, 2):uint() - 32768, 2
   end
-  tree_add(tree, F["lobby.room_list.ready_count"], tvb(offset, n), val)
+  if HAS_TREE then tree_add(tree, F["lobby.room_list.ready_count"], tvb(offset, n), val) end
   v.ready_count = val
   offset = offset + n
   -- ready: Per player, 8 per byte.

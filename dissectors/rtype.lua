@@ -580,11 +580,11 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- version: Client protocol version.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "version", 4, limit - offset) end
-  tree_add_le(tree, F["rtype.req_login.version"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["rtype.req_login.version"], tvb(offset, 4)) end
   offset = offset + 4
   -- preferred_fragment_size: Fragment payload size the client would like to use.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "preferred_fragment_size", 2, limit - offset) end
-  tree_add_le(tree, F["rtype.req_login.preferred_fragment_size"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["rtype.req_login.preferred_fragment_size"], tvb(offset, 2)) end
   offset = offset + 2
   return offset, v
 end
@@ -593,15 +593,15 @@ end
 local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
   -- success: 1 when the login was accepted.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
-  tree_add_le(tree, F["rtype.res_login.success"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["rtype.res_login.success"], tvb(offset, 1)) end
   offset = offset + 1
   -- player_id: The player's id for this session.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "player_id", 4, limit - offset) end
-  tree_add_le(tree, F["rtype.res_login.player_id"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["rtype.res_login.player_id"], tvb(offset, 4)) end
   offset = offset + 4
   -- effective_fragment_size: Fragment payload size both sides will use.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "effective_fragment_size", 2, limit - offset) end
-  tree_add_le(tree, F["rtype.res_login.effective_fragment_size"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["rtype.res_login.effective_fragment_size"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
@@ -610,7 +610,7 @@ end
 local function dissect_ReqJoinRoom(tvb, pinfo, tree, offset, limit)
   -- room_id: The room to join.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
-  tree_add_le(tree, F["rtype.req_join_room.room_id"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["rtype.req_join_room.room_id"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
@@ -635,19 +635,19 @@ end
 local function dissect_EntityState(tvb, pinfo, tree, offset, limit)
   -- entity_id: Entity id.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
-  tree_add_le(tree, F["rtype.entity_state.entity_id"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["rtype.entity_state.entity_id"], tvb(offset, 4)) end
   offset = offset + 4
   -- x: Horizontal position.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree_add_le(tree, F["rtype.entity_state.x"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["rtype.entity_state.x"], tvb(offset, 2)) end
   offset = offset + 2
   -- y: Vertical position.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree_add_le(tree, F["rtype.entity_state.y"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["rtype.entity_state.y"], tvb(offset, 2)) end
   offset = offset + 2
   -- type: Entity kind.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
-  tree_add_le(tree, F["rtype.entity_state.type"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["rtype.entity_state.type"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
@@ -934,51 +934,62 @@ local analysed = bounded(MAX_ANALYSED)
 -- A verdict is one flat table: `lost`, `repeat_of`, `retransmission`, `out_of_order`,
 -- `before_first`, `ping_frame`, `ping_rtt`, `forgotten`, and the acked frames and their round
 -- trips in its array part (frame, rtt, frame, rtt, …). The first pass's verdicts are kept as
--- text, a record per message ("\n<frame>:<message index>:<items>;", keep_verdict), in strings
--- of VERDICT_CHUNK records, by the first frame of each: a capture's worth of tables (or of
--- numbers in one) is what every garbage collection walks, and the analysis cost more than the
--- dissection. A full chunk is kept in a ByteArray, whose bytes Wireshark holds outside Lua's
--- heap: kept strings grow the heap the collector paces itself by, and the rarer its
--- collections, the colder each message's garbage when it is swept.
+-- binary records, one per thing a verdict says (keep_verdict), in chunks of whole verdicts
+-- (VERDICT_CHUNK records or a few more), by the first frame of each: a capture's worth of
+-- tables (or of numbers in one) is what every garbage collection walks, and the analysis cost
+-- more than the dissection. A full chunk is kept in a ByteArray, whose bytes Wireshark holds
+-- outside Lua's heap: kept strings grow the heap the collector paces itself by, and the rarer
+-- its collections, the colder each message's garbage when it is swept. The records of the chunk
+-- being filled wait as numbers (`verdict_values`, five a record), packed together when it is
+-- full: a verdict kept is a few numbers put in an array. (Kept as text, each verdict was a
+-- string.format of three integers and a float, about 1,300 instructions an integer: the
+-- verdicts cost DNP's dissector 4,000 instructions a datagram.)
 local VERDICT_CHUNK = 256
+-- A record: frame, message index, kind of item, a number (a frame or a count) and a round trip
+-- in seconds (0 when the kind has none), little-endian, the float with every bit.
+local RECORD, RECORD_SIZE = "I4I4Bdd", 25
+local ITEM = { ACKED = 1, LOST = 2, RETRANSMISSION = 3, DUPLICATE = 4, OUT_OF_ORDER = 5, BEFORE_FIRST = 6, PING = 7, FORGOTTEN = 8 }
 local verdict_chunks, verdict_chunk_first = {}, {}
-local verdict_records = {}
+local verdict_values = {}
 local ANALYSIS_INDEX = 0
 
--- Keeps `v`, the verdict of message `index` of `frame` (frames come in increasing order), as
--- "\n<frame>:<index>:" and an item for each thing it says: `a<frame>/<round trip>` per ack,
--- `l<n>` lost, `r<frame>` or `d<frame>` a retransmission or duplicate, `o` (and `b`) out of
--- order (below the first), `p<frame>/<round trip>` a ping, `f<n>` forgotten; round trips (in
--- seconds) as hexadecimal floats, every bit of them at half the cost of "%.17g". The common
--- verdict, one send acked, is one string.format.
+-- The records not yet in a chunk, packed.
+local function pending_bytes()
+  return Struct.pack("<" .. string.rep(RECORD, #verdict_values / 5), table.unpack(verdict_values))
+end
+
+-- Puts a record after the `n` numbers of `values`; returns how many there are then.
+local function put_record(values, n, frame, index, kind, number, rtt)
+  values[n + 1], values[n + 2], values[n + 3], values[n + 4], values[n + 5] = frame, index, kind, number, rtt
+  return n + 5
+end
+
+-- Keeps `v`, the verdict of message `index` of `frame` (frames come in increasing order): a
+-- record per ack (the acked frame and its round trip), then one for each other thing it says
+-- (lost: how many; a retransmission or duplicate: of which frame; out of order, below the first
+-- or not; a ping: its frame and round trip; forgotten: how many so far).
 local function keep_verdict(frame, index, v)
-  local record
-  if #v == 2 and v.lost == nil and v.repeat_of == nil and not v.out_of_order
-      and v.ping_frame == nil and v.forgotten == nil then
-    record = string.format("\n%d:%d:a%d/%a;", frame, index, v[1], v[2])
-  else
-    local items = { string.format("\n%d:%d:", frame, index) }
-    for i = 1, #v, 2 do items[#items + 1] = string.format("a%d/%a ", v[i], v[i + 1]) end
-    if v.lost ~= nil then items[#items + 1] = string.format("l%d ", v.lost) end
-    if v.repeat_of ~= nil then items[#items + 1] = string.format(v.retransmission and "r%d " or "d%d ", v.repeat_of) end
-    if v.out_of_order then items[#items + 1] = v.before_first and "o b " or "o " end
-    if v.ping_frame ~= nil then items[#items + 1] = string.format("p%d/%a ", v.ping_frame, v.ping_rtt) end
-    if v.forgotten ~= nil then items[#items + 1] = string.format("f%d ", v.forgotten) end
-    items[#items + 1] = ";"
-    record = table.concat(items)
+  local values = verdict_values
+  local n = #values
+  if n == 0 then verdict_chunk_first[#verdict_chunks + 1] = frame end
+  for i = 1, #v, 2 do n = put_record(values, n, frame, index, ITEM.ACKED, v[i], v[i + 1]) end
+  if v.lost ~= nil then n = put_record(values, n, frame, index, ITEM.LOST, v.lost, 0) end
+  if v.repeat_of ~= nil then
+    n = put_record(values, n, frame, index, v.retransmission and ITEM.RETRANSMISSION or ITEM.DUPLICATE, v.repeat_of, 0)
   end
-  if #verdict_records == 0 then verdict_chunk_first[#verdict_chunks + 1] = frame end
-  verdict_records[#verdict_records + 1] = record
-  if #verdict_records == VERDICT_CHUNK then
-    verdict_chunks[#verdict_chunks + 1] = ByteArray.new(table.concat(verdict_records), true)
-    verdict_records = {}
+  if v.out_of_order then n = put_record(values, n, frame, index, v.before_first and ITEM.BEFORE_FIRST or ITEM.OUT_OF_ORDER, 0, 0) end
+  if v.ping_frame ~= nil then n = put_record(values, n, frame, index, ITEM.PING, v.ping_frame, v.ping_rtt) end
+  if v.forgotten ~= nil then n = put_record(values, n, frame, index, ITEM.FORGOTTEN, v.forgotten, 0) end
+  if n >= 5 * VERDICT_CHUNK then
+    verdict_chunks[#verdict_chunks + 1] = ByteArray.new(pending_bytes(), true)
+    verdict_values = {}
   end
 end
 
--- The texts that may hold `frame`'s records: from the last chunk starting before it to the last
+-- The records that may hold `frame`'s: from the last chunk starting before it to the last
 -- starting at it (a frame of many messages may fill several), the records not yet in a chunk
--- last.
-local function verdict_texts(frame)
+-- last; each as the string of its bytes.
+local function verdict_records(frame)
   local lo, hi, at = 1, #verdict_chunk_first, nil
   while lo <= hi do
     local mid = math.floor((lo + hi) / 2)
@@ -987,65 +998,71 @@ local function verdict_texts(frame)
   if at == nil then return {} end
   local first = at
   while first > 1 and verdict_chunk_first[first] == frame do first = first - 1 end
-  local texts = {}
+  local chunks = {}
   for j = first, at do
     local chunk = verdict_chunks[j]
-    texts[#texts + 1] = chunk ~= nil and chunk:raw() or table.concat(verdict_records)
+    chunks[#chunks + 1] = chunk ~= nil and chunk:raw() or pending_bytes()
   end
-  return texts
+  return chunks
 end
 
--- The verdict whose items start at `from` in `text`, as a table again.
-local function parse_verdict(text, from)
-  local v = {}
-  for item in text:sub(from, text:find(";", from, true) - 1):gmatch("%S+") do
-    local tag, rest = item:sub(1, 1), item:sub(2)
-    if tag == "a" or tag == "p" then
-      local f, rtt = rest:match("^(%d+)/(.+)$")
-      if tag == "a" then
-        local n = #v
-        v[n + 1], v[n + 2] = tonumber(f), tonumber(rtt)
-      else
-        v.ping_frame, v.ping_rtt = tonumber(f), tonumber(rtt)
-      end
-    elseif tag == "l" then
-      v.lost = tonumber(rest)
-    elseif tag == "r" or tag == "d" then
-      v.repeat_of, v.retransmission = tonumber(rest), tag == "r"
-    elseif tag == "o" then
+-- The place (from 0) of the first record in `bytes` of `frame`'s message `index` (of any of
+-- its messages when `index` is nil), by bisection: records are in frame and message order.
+local function first_record(bytes, frame, index)
+  local lo, hi, found = 0, #bytes / RECORD_SIZE - 1, nil
+  while lo <= hi do
+    local mid = math.floor((lo + hi) / 2)
+    local f, i = Struct.unpack("<I4I4", bytes, mid * RECORD_SIZE + 1)
+    if f > frame or (f == frame and (index == nil or i >= index)) then
+      if f == frame and (index == nil or i == index) then found = mid end
+      hi = mid - 1
+    else
+      lo = mid + 1
+    end
+  end
+  return found
+end
+
+-- Appends to `verdicts` the verdicts (tables again) of the records of `frame` from place `at`
+-- on, of message `index` only unless it is nil. Numbers are made whole again: packed as
+-- floats, Lua 5.4 would show a frame as "12.0".
+local function read_verdicts(bytes, at, frame, index, verdicts)
+  local current, v
+  for r = at, #bytes / RECORD_SIZE - 1 do
+    local f, i, kind, number, rtt = Struct.unpack("<" .. RECORD, bytes, r * RECORD_SIZE + 1)
+    if f ~= frame or (index ~= nil and i ~= index) then return end
+    if i ~= current then
+      current, v = i, {}
+      verdicts[#verdicts + 1] = v
+    end
+    number = math.floor(number)
+    if kind == ITEM.ACKED then
+      local n = #v
+      v[n + 1], v[n + 2] = number, rtt
+    elseif kind == ITEM.LOST then
+      v.lost = number
+    elseif kind == ITEM.RETRANSMISSION or kind == ITEM.DUPLICATE then
+      v.repeat_of, v.retransmission = number, kind == ITEM.RETRANSMISSION
+    elseif kind == ITEM.OUT_OF_ORDER or kind == ITEM.BEFORE_FIRST then
       v.out_of_order = true
-    elseif tag == "b" then
-      v.before_first = true
-    elseif tag == "f" then
-      v.forgotten = tonumber(rest)
+      if kind == ITEM.BEFORE_FIRST then v.before_first = true end
+    elseif kind == ITEM.PING then
+      v.ping_frame, v.ping_rtt = number, rtt
+    elseif kind == ITEM.FORGOTTEN then
+      v.forgotten = number
     end
   end
-  return v
 end
 
--- The kept verdict of message `index` of `frame` (nil: none).
-local function kept_verdict(frame, index)
-  local key = "\n" .. frame .. ":" .. index .. ":"
-  for _, text in ipairs(verdict_texts(frame)) do
-    local from = text:find(key, 1, true)
-    if from ~= nil then return parse_verdict(text, from + #key) end
+-- The kept verdicts of `frame`'s message `index` (a list of one or none), or of all its
+-- messages (`index` nil), in order.
+local function kept_verdicts(frame, index)
+  local verdicts = {}
+  for _, bytes in ipairs(verdict_records(frame)) do
+    local at = first_record(bytes, frame, index)
+    if at ~= nil then read_verdicts(bytes, at, frame, index, verdicts) end
   end
-  return nil
-end
-
--- Every kept verdict of `frame`'s messages, in order.
-local function kept_verdicts(frame)
-  local prefix = "\n" .. frame .. ":"
-  local all = {}
-  for _, text in ipairs(verdict_texts(frame)) do
-    local from = text:find(prefix, 1, true)
-    while from ~= nil do
-      local numbers_at = text:find(":", from + #prefix, true) + 1
-      all[#all + 1] = parse_verdict(text, numbers_at)
-      from = text:find(prefix, numbers_at, true)
-    end
-  end
-  return all
+  return verdicts
 end
 
 -- `raw` unwrapped to the number nearest `near` (the first of equally near ones), never below 0.
@@ -1284,7 +1301,7 @@ local function analysis_verdict(pinfo, root)
   -- again each time): no pinfo field asked for it.
   if not FACTS.seq and FACTS.nacks == 0 and not FACTS.ping then return nil end
   local frame = pinfo.number
-  if pinfo.visited then return kept_verdict(frame, ANALYSIS_INDEX) end
+  if pinfo.visited then return kept_verdicts(frame, ANALYSIS_INDEX)[1] end
   local conv, from = conversation_key(pinfo)
   local st = analysed.map[conv]
   if st == nil then
@@ -1563,7 +1580,7 @@ function proto.init()
   joined_pieces = bounded(JOINED_PIECES)
   frame_rejoined = {}
   analysed = bounded(MAX_ANALYSED)
-  verdict_chunks, verdict_chunk_first, verdict_records = {}, {}, {}
+  verdict_chunks, verdict_chunk_first, verdict_values = {}, {}, {}
 end
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.

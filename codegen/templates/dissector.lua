@@ -391,6 +391,35 @@ local function frame_joined(joins, frame, done, what)
   end
   of_frame[done] = what
 end
+
+-- A number for each key of a join (conversation, direction and the part's own keys), which with
+-- a part's number places it among the parts joined last (`join_done_<k>`): a Lua number, or
+-- short text for numbers past 16 bits. Text made of the whole key and the number, the key once,
+-- hashed badly: Lua 5.2 hashes a string of 32 characters or more by every other character, the
+-- parts of a long payload shared a few hash chains whose entries were compared byte by byte,
+-- and the dissector slowed as the capture went on. Numbers are not reused; at most JOIN_KEYS
+-- keys keep theirs, past it the oldest is forgotten, and said (a part of its payloads sent
+-- again is then taken for the first part of a new one).
+local JOIN_KEYS = 65536
+local function key_numbers()
+  local numbers = bounded(JOIN_KEYS)
+  numbers.last = 0
+  return numbers
+end
+
+local function key_number(numbers, key, tree)
+  local n = numbers.map[key]
+  if n == nil then
+    n = numbers.last + 1
+    numbers.last = n
+    bounded_set(numbers, key, n)
+    if numbers.count > JOIN_KEYS then
+      local evicted = bounded_evict(numbers)
+      tree:add_proto_expert_info(E.evicted, fmt("%d join keys numbered: the oldest (%s) is forgotten; %d forgotten so far", JOIN_KEYS, evicted, numbers.evicted))
+    end
+  end
+  return n
+end
 {%- endif %}
 {%- if has_info_tail %}
 
@@ -523,6 +552,7 @@ function proto.init()
   join_parts_{{ j }} = bounded(JOIN_WAITING)
   frame_joins_{{ j }} = {}
   join_done_{{ j }} = bounded(JOIN_DONE_LIMIT_{{ j }})
+  join_keys_{{ j }} = key_numbers()
 {%- endfor %}
 {%- for k in stream_joins %}
   stream_open_{{ k }} = bounded(stream_open_{{ k }}.limit)
@@ -530,7 +560,7 @@ function proto.init()
 {%- endfor %}
 {%- if analysis.is_some() %}
   analysed = bounded(MAX_ANALYSED)
-  verdict_chunks, verdict_chunk_first, verdict_records = {}, {}, {}
+  verdict_chunks, verdict_chunk_first, verdict_values = {}, {}, {}
 {%- endif %}
 end
 {%- endif %}

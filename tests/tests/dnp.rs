@@ -527,3 +527,55 @@ fn link_type_lists_past_the_limit_are_evicted_and_said() {
     assert_eq!(lines[2][2], "9", "{stdout}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A join numbers at most 65,536 keys (conversation, direction, link) for its parts joined last:
+/// the 65,537th key makes it forget the oldest key's number, with an expert note. Every Long
+/// Link State here is a whole payload of one part, so nothing else is forgotten or said.
+#[test]
+fn join_keys_past_the_limit_are_forgotten_and_said() {
+    let long_state = |link_id: u16| {
+        cmd(CommandBody::LongLinkState(LongLinkState {
+            number: link_id % 65535,
+            link_id,
+            flags: LongLinkStateFlags::FIRST | LongLinkStateFlags::LAST,
+            message_chunk: Cow::Borrowed(b"x"),
+            values_chunk: Cow::Borrowed(b""),
+        }))
+    };
+    let from_server = |client_port: u16, c: Command<'_>| Datagram {
+        src_port: 3413,
+        dst_port: client_port,
+        payload: c.encode().unwrap(),
+    };
+    // 65,536 links' states in one conversation, then one in another.
+    let mut datagrams: Vec<Datagram> = (0..=u16::MAX)
+        .map(|id| from_server(40000, long_state(id)))
+        .collect();
+    datagrams.push(from_server(40001, long_state(7)));
+    let dir = std::env::temp_dir().join(format!("wiregen-dnp-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("keys.pcap");
+    write_pcap(&pcap, &datagrams);
+    let lua = repo_root().join("dissectors/dnp.lua");
+    let out = tshark_command()
+        .arg("-r")
+        .arg(&pcap)
+        .arg("-X")
+        .arg(format!("lua_script:{}", lua.display()))
+        .args(["-Y", "frame.number >= 65536", "-T", "fields"])
+        .args(["-e", "frame.number", "-e", "_ws.expert.message"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<Vec<&str>> = stdout.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert_eq!((lines[0][0], lines[1][0]), ("65536", "65537"), "{stdout}");
+    assert!(!lines[0][1].contains("join keys"), "{stdout}");
+    assert!(
+        lines[1][1].contains("65536 join keys numbered: the oldest (")
+            && lines[1][1].contains(":40000>")
+            && lines[1][1].contains("|server|0) is forgotten; 1 forgotten so far"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

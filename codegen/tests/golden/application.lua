@@ -126,10 +126,10 @@ end
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   local v = {}
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["application.move.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["application.move.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 1 then return truncated(tree, tvb, offset, "jumping", 1, limit - offset) end
-  tree_add(tree, F["application.move.jumping"], tvb(offset, 1))
+  if HAS_TREE then tree_add(tree, F["application.move.jumping"], tvb(offset, 1)) end
   offset = offset + 1
   return offset, v
 end

@@ -163,27 +163,27 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   v.kind = val
   -- length: Bytes of payload.
   val = floor(group_control / 16) % 4096
-  group_control_item:add(F["bit_groups.length"], tvb(offset, 2))
+  if HAS_TREE then group_control_item:add(F["bit_groups.length"], tvb(offset, 2)) end
   v.length = val
   offset = offset + 2
   -- status: a bit group
   if limit - offset < 1 then return truncated(tree, tvb, offset, "status", 1, limit - offset) end
   local group_status = tvb(offset, 1):uint()
   local group_status_item = tree_add(tree, F["bit_groups.status"], tvb(offset, 1))
-  group_status_item:add(F["bit_groups.urgent"], tvb(offset, 1))
+  if HAS_TREE then group_status_item:add(F["bit_groups.urgent"], tvb(offset, 1)) end
   -- has_extra
   val = floor(group_status / 64) % 2
   val = val == 1
-  group_status_item:add(F["bit_groups.has_extra"], tvb(offset, 1))
+  if HAS_TREE then group_status_item:add(F["bit_groups.has_extra"], tvb(offset, 1)) end
   v.has_extra = val
-  group_status_item:add(F["bit_groups.level"], tvb(offset, 1))
-  group_status_item:add(F["bit_groups.spare"], tvb(offset, 1))
+  if HAS_TREE then group_status_item:add(F["bit_groups.level"], tvb(offset, 1)) end
+  if HAS_TREE then group_status_item:add(F["bit_groups.spare"], tvb(offset, 1)) end
   offset = offset + 1
   -- word: a bit group
   if limit - offset < 4 then return truncated(tree, tvb, offset, "word", 4, limit - offset) end
   local group_word = tvb(offset, 4):le_uint()
   local group_word_item = tree_add_le(tree, F["bit_groups.word"], tvb(offset, 4))
-  group_word_item:add_le(F["bit_groups.lane"], tvb(offset, 4))
+  if HAS_TREE then group_word_item:add_le(F["bit_groups.lane"], tvb(offset, 4)) end
   -- opts
   item = group_word_item:add_le(F["bit_groups.opts"], tvb(offset, 4))
   tree_add_le(item, F["bit_groups.opts.fast"], tvb(offset, 4))
@@ -200,7 +200,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- extra
   if v.has_extra then
     if limit - offset < 2 then return truncated(tree, tvb, offset, "extra", 2, limit - offset) end
-    tree_add(tree, F["bit_groups.extra"], tvb(offset, 2))
+    if HAS_TREE then tree_add(tree, F["bit_groups.extra"], tvb(offset, 2)) end
     offset = offset + 2
   end
   -- payload

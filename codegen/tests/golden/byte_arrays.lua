@@ -227,7 +227,7 @@ local VISIBLE = true
 local function dissect_Player(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
-  tree_add_le(tree, F["byte_arrays.player.id"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["byte_arrays.player.id"], tvb(offset, 2)) end
   offset = offset + 2
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
@@ -244,7 +244,7 @@ end
 local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
-  tree_add_le(tree, F["byte_arrays.entry.kind"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["byte_arrays.entry.kind"], tvb(offset, 1)) end
   offset = offset + 1
   -- data
   n = limit - offset
@@ -256,10 +256,10 @@ end
 
 local function dissect_Cell(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree_add_le(tree, F["byte_arrays.cell.x"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["byte_arrays.cell.x"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree_add_le(tree, F["byte_arrays.cell.y"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["byte_arrays.cell.y"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
@@ -304,7 +304,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   while offset < limit do
     count_scores = count_scores + 1
     if limit - offset < 4 then return truncated(arr_scores, tvb, offset, "scores", 4, limit - offset) end
-    tree_add_le(arr_scores, F["byte_arrays.scores"], tvb(offset, 4))
+    if HAS_TREE then tree_add_le(arr_scores, F["byte_arrays.scores"], tvb(offset, 4)) end
     offset = offset + 4
   end
   limit = outer_limit_scores
@@ -317,7 +317,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   while offset < limit do
     count_flags = count_flags + 1
     if limit - offset < 1 then return truncated(arr_flags, tvb, offset, "flags", 1, limit - offset) end
-    tree_add_le(arr_flags, F["byte_arrays.flags"], tvb(offset, 1))
+    if HAS_TREE then tree_add_le(arr_flags, F["byte_arrays.flags"], tvb(offset, 1)) end
     offset = offset + 1
   end
   limit = outer_limit_flags

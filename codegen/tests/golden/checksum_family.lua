@@ -341,7 +341,7 @@ local function dissect_Sums(tvb, pinfo, tree, offset, limit)
   local cs_at_wide, cs_item_wide
   local cs_at_parity, cs_item_parity
   if limit - offset < 2 then return truncated(tree, tvb, offset, "a", 2, limit - offset) end
-  tree_add(tree, F["checksum_family.sums.a"], tvb(offset, 2))
+  if HAS_TREE then tree_add(tree, F["checksum_family.sums.a"], tvb(offset, 2)) end
   offset = offset + 2
   -- text
   if limit - offset < 1 then return truncated(tree, tvb, offset, "text length", 1, limit - offset) end
@@ -421,7 +421,7 @@ local function dissect_Words(tvb, pinfo, tree, offset, limit)
   local arr_values, arr_start_values = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_values, tvb, offset, "values", 2, limit - offset) end
-    tree_add(arr_values, F["checksum_family.words.values"], tvb(offset, 2))
+    if HAS_TREE then tree_add(arr_values, F["checksum_family.words.values"], tvb(offset, 2)) end
     offset = offset + 2
   end
   if VISIBLE then tree_set_len(arr_values, offset - arr_start_values) end

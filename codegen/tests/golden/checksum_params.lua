@@ -296,7 +296,7 @@ local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   local item
   local cs_at_check, cs_item_check
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
-  tree_add_le(tree, F["checksum_params.inner.value"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["checksum_params.inner.value"], tvb(offset, 2)) end
   offset = offset + 2
   -- check
   cs_at_check = offset

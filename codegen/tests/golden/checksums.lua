@@ -282,7 +282,7 @@ local function dissect_Checked(tvb, pinfo, tree, offset, limit)
   local v = {}
   cs_item_checksum = nil
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end
-  tree_add_le(tree, F["checksums.sequence"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["checksums.sequence"], tvb(offset, 4)) end
   offset = offset + 4
   -- checksum
   cs_at_checksum = offset

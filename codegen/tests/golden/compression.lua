@@ -247,10 +247,10 @@ local VISIBLE = true
 local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
-  tree_add_le(tree, F["compression.entity.id"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["compression.entity.id"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["compression.entity.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["compression.entity.x"], tvb(offset, 4)) end
   offset = offset + 4
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
@@ -312,7 +312,7 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
   if limit - offset < 4 then return truncated(tree, tvb, offset, "tick", 4, limit - offset) end
-  tree_add_le(tree, F["compression.tick"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["compression.tick"], tvb(offset, 4)) end
   offset = offset + 4
   -- world_size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "world_size", 2, limit - offset) end

@@ -145,7 +145,7 @@ local function dissect_Cond(tvb, pinfo, tree, offset, limit)
   -- extra
   if ((v.version >= 2) and (not v.enabled)) then
     if limit - offset < 4 then return truncated(tree, tvb, offset, "extra", 4, limit - offset) end
-    tree_add_le(tree, F["conditionals.extra"], tvb(offset, 4))
+    if HAS_TREE then tree_add_le(tree, F["conditionals.extra"], tvb(offset, 4)) end
     offset = offset + 4
   end
   return offset, v

@@ -186,14 +186,14 @@ end
 
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "salt", 4, limit - offset) end
-  tree_add(tree, F["conversation.hello.salt"], tvb(offset, 4))
+  if HAS_TREE then tree_add(tree, F["conversation.hello.salt"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
 local function dissect_Welcome(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "pepper", 4, limit - offset) end
-  tree_add(tree, F["conversation.welcome.pepper"], tvb(offset, 4))
+  if HAS_TREE then tree_add(tree, F["conversation.welcome.pepper"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
@@ -202,7 +202,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence", 2, limit - offset) end
-  tree_add(tree, F["conversation.sequence"], tvb(offset, 2))
+  if HAS_TREE then tree_add(tree, F["conversation.sequence"], tvb(offset, 2)) end
   offset = offset + 2
   -- data
   n = limit - offset

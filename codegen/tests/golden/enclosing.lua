@@ -339,6 +339,35 @@ local function frame_joined(joins, frame, done, what)
   of_frame[done] = what
 end
 
+-- A number for each key of a join (conversation, direction and the part's own keys), which with
+-- a part's number places it among the parts joined last (`join_done_<k>`): a Lua number, or
+-- short text for numbers past 16 bits. Text made of the whole key and the number, the key once,
+-- hashed badly: Lua 5.2 hashes a string of 32 characters or more by every other character, the
+-- parts of a long payload shared a few hash chains whose entries were compared byte by byte,
+-- and the dissector slowed as the capture went on. Numbers are not reused; at most JOIN_KEYS
+-- keys keep theirs, past it the oldest is forgotten, and said (a part of its payloads sent
+-- again is then taken for the first part of a new one).
+local JOIN_KEYS = 65536
+local function key_numbers()
+  local numbers = bounded(JOIN_KEYS)
+  numbers.last = 0
+  return numbers
+end
+
+local function key_number(numbers, key, tree)
+  local n = numbers.map[key]
+  if n == nil then
+    n = numbers.last + 1
+    numbers.last = n
+    bounded_set(numbers, key, n)
+    if numbers.count > JOIN_KEYS then
+      local evicted = bounded_evict(numbers)
+      tree_add_proto_expert_info(tree, E.evicted, fmt("%d join keys numbered: the oldest (%s) is forgotten; %d forgotten so far", JOIN_KEYS, evicted, numbers.evicted))
+    end
+  end
+  return n
+end
+
 -- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
 -- When it is not, arrays, elements and cases get no subtree of their label: their fields go
 -- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
@@ -362,7 +391,7 @@ local function dissect_Control(tvb, pinfo, tree, offset, limit)
   -- peer: Only the server sets a peer id.
   if ((v.control == 1) and (not from_client(pinfo))) then
     if limit - offset < 2 then return truncated(tree, tvb, offset, "peer", 2, limit - offset) end
-    tree_add(tree, F["enclosing.control.peer"], tvb(offset, 2))
+    if HAS_TREE then tree_add(tree, F["enclosing.control.peer"], tvb(offset, 2)) end
     offset = offset + 2
   end
   return offset, v
@@ -371,7 +400,7 @@ end
 local function dissect_Init(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 1 then return truncated(tree, tvb, offset, "version", 1, limit - offset) end
-  tree_add(tree, F["enclosing.init.version"], tvb(offset, 1))
+  if HAS_TREE then tree_add(tree, F["enclosing.init.version"], tvb(offset, 1)) end
   offset = offset + 1
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
@@ -387,12 +416,12 @@ end
 
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "peer", 2, limit - offset) end
-  tree_add(tree, F["enclosing.hello.peer"], tvb(offset, 2))
+  if HAS_TREE then tree_add(tree, F["enclosing.hello.peer"], tvb(offset, 2)) end
   offset = offset + 2
   -- flags
   if (ENCLOSING[1] ~= 0) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
-    tree_add(tree, F["enclosing.hello.flags"], tvb(offset, 1))
+    if HAS_TREE then tree_add(tree, F["enclosing.hello.flags"], tvb(offset, 1)) end
     offset = offset + 1
   end
   return offset
@@ -433,7 +462,7 @@ end
 -- Parts of one Split payload: consecutive index numbers (modulo 65536) from a first part to a last
 -- one, per conversation and direction; joined on the first pass and kept by the frame and
 -- the part that completed it (several payloads may complete in one frame): a table per such
--- frame, by the part's key and number (`done`), numbers not made text for a frame that has none.
+-- frame, by the part's key and number as text (made only for a frame that has one).
 -- At most JOIN_WAITING payloads wait for parts at once: past it the oldest is forgotten, and said.
 local join_parts_0 = bounded(JOIN_WAITING)
 local frame_joins_0 = {}
@@ -441,16 +470,18 @@ local frame_joins_0 = {}
 -- part that comes again with them is a retransmission, not a new payload.
 local JOIN_DONE_LIMIT_0 = 4096
 local join_done_0 = bounded(JOIN_DONE_LIMIT_0)
+local join_keys_0 = key_numbers()
 local function join_0(pinfo, tree, v)
   local conv, side = conversation_key(pinfo)
   local key = conv .. "|" .. side .. "|" .. tostring(ENCLOSING[1]) .. "|" .. tostring(v.seqnum)
   local seq = v.index
   local frame = pinfo.number
-  local done = key .. "|" .. seq
   if not pinfo.visited then
+    local numbered = key_number(join_keys_0, key, tree)
+    local done = numbered * 65536 + seq
     local bytes = v.chunk_raw
     if join_done_0.map[done] == bytes then
-      frame_joined(frame_joins_0, frame, done, false)
+      frame_joined(frame_joins_0, frame, key .. "|" .. seq, false)
       return join_retransmitted(tree, seq)
     end
     bounded_remove(join_done_0, done)
@@ -496,7 +527,7 @@ local function join_0(pinfo, tree, v)
       while true do
         local part = st.parts[i]
         whole.s1[#whole.s1 + 1] = part[1]
-        bounded_set(join_done_0, key .. "|" .. i, part[1])
+        bounded_set(join_done_0, numbered * 65536 + i, part[1])
         if join_done_0.count > JOIN_DONE_LIMIT_0 then bounded_evict(join_done_0) end
         st.parts[i] = nil
         st.n = st.n - 1
@@ -507,11 +538,11 @@ local function join_0(pinfo, tree, v)
       st.run_a = nil
       whole.s1 = ByteArray.new(table.concat(whole.s1), true)
       if st.n == 0 then bounded_remove(join_parts_0, key) end
-      frame_joined(frame_joins_0, frame, done, whole)
+      frame_joined(frame_joins_0, frame, key .. "|" .. seq, whole)
     end
   end
   local joined = frame_joins_0[frame]
-  local whole = joined and joined[done]
+  local whole = joined and joined[key .. "|" .. seq]
   if whole == false then return join_retransmitted(tree, seq) end
   if whole == nil then return end
   tree_add_proto_expert_info(tree, E.joined, fmt("Split joined from %d parts", whole.count))
@@ -565,7 +596,7 @@ local function dissect_Reliable(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "seqnum", 2, limit - offset) end
-  tree_add(tree, F["enclosing.reliable.seqnum"], tvb(offset, 2))
+  if HAS_TREE then tree_add(tree, F["enclosing.reliable.seqnum"], tvb(offset, 2)) end
   offset = offset + 2
   -- inner_kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "inner_kind", 1, limit - offset) end
@@ -661,7 +692,7 @@ local function dissect_Datagram(tvb, pinfo, tree, offset, limit)
     tree_add_proto_expert_info(item, E.bad_const, fmt("protocol_id: expected 0x%x, found 0x%x", 0x4F457403, v.protocol_id))
   end
   if limit - offset < 2 then return truncated(tree, tvb, offset, "peer_id", 2, limit - offset) end
-  tree_add(tree, F["enclosing.peer_id"], tvb(offset, 2))
+  if HAS_TREE then tree_add(tree, F["enclosing.peer_id"], tvb(offset, 2)) end
   offset = offset + 2
   -- channel
   if limit - offset < 1 then return truncated(tree, tvb, offset, "channel", 1, limit - offset) end
@@ -759,6 +790,7 @@ function proto.init()
   join_parts_0 = bounded(JOIN_WAITING)
   frame_joins_0 = {}
   join_done_0 = bounded(JOIN_DONE_LIMIT_0)
+  join_keys_0 = key_numbers()
 end
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.

@@ -153,7 +153,7 @@ local function dissect_Profile(tvb, pinfo, tree, offset, limit)
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "city", n, limit - offset) end
-  tree_add_packet_field(tree, F["encodings.city"], tvb(offset, n), ENC_ISO_8859_1)
+  if HAS_TREE then tree_add_packet_field(tree, F["encodings.city"], tvb(offset, n), ENC_ISO_8859_1) end
   offset = offset + n
   -- units: Length of name in UTF-16 code units.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "units", 2, limit - offset) end
@@ -184,7 +184,7 @@ local function dissect_Profile(tvb, pinfo, tree, offset, limit)
     tree_add_proto_expert_info(item, E.truncated, "note: no NUL before the end")
     return nil
   end
-  tree_add_packet_field(tree, F["encodings.note"], tvb(offset, n), ENC_ISO_8859_1)
+  if HAS_TREE then tree_add_packet_field(tree, F["encodings.note"], tvb(offset, n), ENC_ISO_8859_1) end
   offset = offset + n
   -- code
   n = 8

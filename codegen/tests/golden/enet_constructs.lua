@@ -153,7 +153,7 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   if limit - offset < 1 then return truncated(tree, tvb, offset, "channel_id", 1, limit - offset) end
-  tree_add(tree, F["enet_constructs.command.channel_id"], tvb(offset, 1))
+  if HAS_TREE then tree_add(tree, F["enet_constructs.command.channel_id"], tvb(offset, 1)) end
   offset = offset + 1
   -- wide
   if limit - offset < 1 then return truncated(tree, tvb, offset, "wide", 1, limit - offset) end
@@ -178,14 +178,14 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local arr_items, arr_start_items = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_items, tvb, offset, "items", 2, limit - offset) end
-    tree_add(arr_items, F["enet_constructs.command.items"], tvb(offset, 2))
+    if HAS_TREE then tree_add(arr_items, F["enet_constructs.command.items"], tvb(offset, 2)) end
     offset = offset + 2
   end
   if VISIBLE then tree_set_len(arr_items, offset - arr_start_items) end
   -- extra
   if pick((v.n > 4), v.wide, (v.n == 0)) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "extra", 1, limit - offset) end
-    tree_add(tree, F["enet_constructs.command.extra"], tvb(offset, 1))
+    if HAS_TREE then tree_add(tree, F["enet_constructs.command.extra"], tvb(offset, 1)) end
     offset = offset + 1
   end
   return offset, v
@@ -194,7 +194,7 @@ end
 local function dissect_Unreliable(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "unreliable_sequence_number", 2, limit - offset) end
-  tree_add(tree, F["enet_constructs.unreliable.unreliable_sequence_number"], tvb(offset, 2))
+  if HAS_TREE then tree_add(tree, F["enet_constructs.unreliable.unreliable_sequence_number"], tvb(offset, 2)) end
   offset = offset + 2
   -- data
   n = limit - offset
@@ -213,24 +213,24 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local group_header_item = tree_add(tree, F["enet_constructs.header"], tvb(offset, 8))
   -- peer_id: 0xFFF: no peer yet.
   val = group_header:rshift(0):band(0xfff):tonumber()
-  group_header_item:add(F["enet_constructs.peer_id"], tvb(offset, 8), val)
+  if HAS_TREE then group_header_item:add(F["enet_constructs.peer_id"], tvb(offset, 8), val) end
   val = group_header:rshift(12):band(0x3):tonumber()
-  group_header_item:add(F["enet_constructs.session"], tvb(offset, 8), val)
+  if HAS_TREE then group_header_item:add(F["enet_constructs.session"], tvb(offset, 8), val) end
   val = group_header:rshift(14):band(0x1):tonumber()
   val = val == 1
-  group_header_item:add(F["enet_constructs.compressed"], tvb(offset, 8), val)
+  if HAS_TREE then group_header_item:add(F["enet_constructs.compressed"], tvb(offset, 8), val) end
   -- has_time
   val = group_header:rshift(15):band(0x1):tonumber()
   val = val == 1
-  group_header_item:add(F["enet_constructs.has_time"], tvb(offset, 8), val)
+  if HAS_TREE then group_header_item:add(F["enet_constructs.has_time"], tvb(offset, 8), val) end
   v.has_time = val
   val = group_header:rshift(16):band(0xffffffffffff)
-  group_header_item:add(F["enet_constructs.stamp"], tvb(offset, 8), val)
+  if HAS_TREE then group_header_item:add(F["enet_constructs.stamp"], tvb(offset, 8), val) end
   offset = offset + 8
   -- sent_time
   if v.has_time then
     if limit - offset < 2 then return truncated(tree, tvb, offset, "sent_time", 2, limit - offset) end
-    tree_add(tree, F["enet_constructs.sent_time"], tvb(offset, 2))
+    if HAS_TREE then tree_add(tree, F["enet_constructs.sent_time"], tvb(offset, 2)) end
     offset = offset + 2
   end
   -- reliable

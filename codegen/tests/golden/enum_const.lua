@@ -162,7 +162,7 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   -- extra
   if (v.version == 2) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "extra", 1, limit - offset) end
-    tree_add_le(tree, F["enum_const.extra"], tvb(offset, 1))
+    if HAS_TREE then tree_add_le(tree, F["enum_const.extra"], tvb(offset, 1)) end
     offset = offset + 1
   end
   return offset, v

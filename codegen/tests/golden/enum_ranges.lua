@@ -179,7 +179,7 @@ local ROOT_VALUES = {}
 
 local function dissect_Ammo(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "rounds", 1, limit - offset) end
-  tree_add_le(tree, F["enum_ranges.ammo.rounds"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["enum_ranges.ammo.rounds"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end

@@ -149,13 +149,13 @@ local VISIBLE = true
 -- Vec3 of a field with 'filter: position': its fields are filter_names.position.*
 local function dissect_Vec3_as_position(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["filter_names.position.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["filter_names.position.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree_add_le(tree, F["filter_names.position.y"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["filter_names.position.y"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  tree_add_le(tree, F["filter_names.position.z"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["filter_names.position.z"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
@@ -163,13 +163,13 @@ end
 -- Vec3 of a field with 'filter: velocity': its fields are filter_names.velocity.*
 local function dissect_Vec3_as_velocity(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["filter_names.velocity.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["filter_names.velocity.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree_add_le(tree, F["filter_names.velocity.y"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["filter_names.velocity.y"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  tree_add_le(tree, F["filter_names.velocity.z"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["filter_names.velocity.z"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
@@ -177,26 +177,26 @@ end
 -- Vec3 of a field with 'filter: waypoint': its fields are filter_names.waypoint.*
 local function dissect_Vec3_as_waypoint(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["filter_names.waypoint.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["filter_names.waypoint.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree_add_le(tree, F["filter_names.waypoint.y"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["filter_names.waypoint.y"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  tree_add_le(tree, F["filter_names.waypoint.z"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["filter_names.waypoint.z"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
 local function dissect_Vec3(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  tree_add_le(tree, F["filter_names.vec3.x"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["filter_names.vec3.x"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  tree_add_le(tree, F["filter_names.vec3.y"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["filter_names.vec3.y"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  tree_add_le(tree, F["filter_names.vec3.z"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["filter_names.vec3.z"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end

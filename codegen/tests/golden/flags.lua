@@ -148,7 +148,7 @@ local function dissect_Flagged(tvb, pinfo, tree, offset, limit)
   -- level
   if has_bit(v.opts, 1) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "level", 1, limit - offset) end
-    tree_add(tree, F["flags.level"], tvb(offset, 1))
+    if HAS_TREE then tree_add(tree, F["flags.level"], tvb(offset, 1)) end
     offset = offset + 1
   end
   return offset, v

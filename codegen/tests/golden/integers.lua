@@ -145,25 +145,25 @@ local function dissect_Ints(tvb, pinfo, tree, offset, limit)
     tree_add_proto_expert_info(item, E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 0xCAFE, v.magic))
   end
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
-  tree_add(tree, F["integers.a"], tvb(offset, 1))
+  if HAS_TREE then tree_add(tree, F["integers.a"], tvb(offset, 1)) end
   offset = offset + 1
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
-  tree_add_le(tree, F["integers.b"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["integers.b"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 3 then return truncated(tree, tvb, offset, "c", 3, limit - offset) end
-  tree_add(tree, F["integers.c"], tvb(offset, 3))
+  if HAS_TREE then tree_add(tree, F["integers.c"], tvb(offset, 3)) end
   offset = offset + 3
   if limit - offset < 8 then return truncated(tree, tvb, offset, "d", 8, limit - offset) end
-  tree_add(tree, F["integers.d"], tvb(offset, 8))
+  if HAS_TREE then tree_add(tree, F["integers.d"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 4 then return truncated(tree, tvb, offset, "e", 4, limit - offset) end
-  tree_add(tree, F["integers.e"], tvb(offset, 4))
+  if HAS_TREE then tree_add(tree, F["integers.e"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 8 then return truncated(tree, tvb, offset, "f", 8, limit - offset) end
-  tree_add_le(tree, F["integers.f"], tvb(offset, 8))
+  if HAS_TREE then tree_add_le(tree, F["integers.f"], tvb(offset, 8)) end
   offset = offset + 8
   if limit - offset < 1 then return truncated(tree, tvb, offset, "g", 1, limit - offset) end
-  tree_add(tree, F["integers.g"], tvb(offset, 1))
+  if HAS_TREE then tree_add(tree, F["integers.g"], tvb(offset, 1)) end
   offset = offset + 1
   -- h
   if limit - offset < 1 then return truncated(tree, tvb, offset, "h", 1, limit - offset) end

@@ -173,7 +173,7 @@ local VISIBLE = true
 
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
-  tree_add(tree, F["lengths.item.id"], tvb(offset, 2))
+  if HAS_TREE then tree_add(tree, F["lengths.item.id"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
@@ -239,7 +239,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   local arr_words, arr_start_words = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Words (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_words, tvb, offset, "words", 2, limit - offset) end
-    tree_add(arr_words, F["lengths.words"], tvb(offset, 2))
+    if HAS_TREE then tree_add(arr_words, F["lengths.words"], tvb(offset, 2)) end
     offset = offset + 2
   end
   if VISIBLE then tree_set_len(arr_words, offset - arr_start_words) end
@@ -263,7 +263,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   while offset < limit do
     count_rest = count_rest + 1
     if limit - offset < 1 then return truncated(arr_rest, tvb, offset, "rest", 1, limit - offset) end
-    tree_add(arr_rest, F["lengths.rest"], tvb(offset, 1))
+    if HAS_TREE then tree_add(arr_rest, F["lengths.rest"], tvb(offset, 1)) end
     offset = offset + 1
   end
   if VISIBLE then tree_append_text(arr_rest, string.format(" (%d)", count_rest)) end

@@ -188,45 +188,45 @@ local VISIBLE = true
 
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "dx", 2, limit - offset) end
-  tree_add_le(tree, F["many_cases.move.dx"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["many_cases.move.dx"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "dy", 2, limit - offset) end
-  tree_add_le(tree, F["many_cases.move.dy"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["many_cases.move.dy"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
 local function dissect_Turn(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "angle", 2, limit - offset) end
-  tree_add_le(tree, F["many_cases.turn.angle"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["many_cases.turn.angle"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
 local function dissect_Fire(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "weapon", 1, limit - offset) end
-  tree_add_le(tree, F["many_cases.fire.weapon"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["many_cases.fire.weapon"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
 local function dissect_Jump(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "height", 1, limit - offset) end
-  tree_add_le(tree, F["many_cases.jump.height"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["many_cases.jump.height"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
 local function dissect_Crouch(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "on", 1, limit - offset) end
-  tree_add(tree, F["many_cases.crouch.on"], tvb(offset, 1))
+  if HAS_TREE then tree_add(tree, F["many_cases.crouch.on"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
 local function dissect_Reload(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "slot", 1, limit - offset) end
-  tree_add_le(tree, F["many_cases.reload.slot"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["many_cases.reload.slot"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
@@ -252,14 +252,14 @@ end
 
 local function dissect_Emote(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
-  tree_add_le(tree, F["many_cases.emote.id"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["many_cases.emote.id"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
 local function dissect_Ping(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sent_at", 4, limit - offset) end
-  tree_add_le(tree, F["many_cases.ping.sent_at"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["many_cases.ping.sent_at"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end

@@ -231,10 +231,10 @@ local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "padding", 8, limit - offset) end
   limit = offset + 8
   if limit - offset < 2 then return truncated(tree, tvb, offset, "code", 2, limit - offset) end
-  tree_add_le(tree, F["padding.entry.code"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["padding.entry.code"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
-  tree_add_le(tree, F["padding.entry.value"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["padding.entry.value"], tvb(offset, 1)) end
   offset = offset + 1
   if offset < limit then tree_add(tree, F["padding.padding"], tvb(offset, limit - offset)) end
   offset = limit
@@ -267,11 +267,11 @@ local function dissect_Record(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt
   local v = {}
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
-  tree_add_le(tree, F["padding.kind"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["padding.kind"], tvb(offset, 1)) end
   offset = offset + 1
   -- reserved: Must be zero.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "reserved", 1, limit - offset) end
-  tree_add_le(tree, F["padding.reserved"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["padding.reserved"], tvb(offset, 1)) end
   offset = offset + 1
   n = (4 - (offset - start) % 4) % 4
   if n > 0 then
@@ -280,7 +280,7 @@ local function dissect_Record(tvb, pinfo, tree, offset, limit)
     offset = offset + n
   end
   if limit - offset < 4 then return truncated(tree, tvb, offset, "id", 4, limit - offset) end
-  tree_add_le(tree, F["padding.id"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["padding.id"], tvb(offset, 4)) end
   offset = offset + 4
   if limit - offset < 16 then return truncated(tree, tvb, offset, "name", 16, limit - offset) end
   local outer_name = limit

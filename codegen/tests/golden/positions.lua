@@ -152,7 +152,7 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   local arr_items, arr_start_items = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 1 then return truncated(arr_items, tvb, offset, "items", 1, limit - offset) end
-    tree_add_le(arr_items, F["positions.items"], tvb(offset, 1))
+    if HAS_TREE then tree_add_le(arr_items, F["positions.items"], tvb(offset, 1)) end
     offset = offset + 1
   end
   if VISIBLE then tree_set_len(arr_items, offset - arr_start_items) end
@@ -163,7 +163,7 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   if n == 0 then tree_set_text(item, "Body: <empty>") end
   offset = offset + n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "crc", 2, limit - offset) end
-  tree_add_le(tree, F["positions.crc"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["positions.crc"], tvb(offset, 2)) end
   offset = offset + 2
   return offset, v
 end

@@ -335,7 +335,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   -- target
   if has_bit(v.opts, 1) then
     if limit - offset < 4 then return truncated(tree, tvb, offset, "target", 4, limit - offset) end
-    tree_add_le(tree, F["announced.target"], tvb(offset, 4))
+    if HAS_TREE then tree_add_le(tree, F["announced.target"], tvb(offset, 4)) end
     offset = offset + 4
   end
   -- name
@@ -363,13 +363,13 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   -- radius
   if (v.shape == 1) then
     if limit - offset < 2 then return truncated(tree, tvb, offset, "radius", 2, limit - offset) end
-    tree_add_le(tree, F["announced.radius"], tvb(offset, 2))
+    if HAS_TREE then tree_add_le(tree, F["announced.radius"], tvb(offset, 2)) end
     offset = offset + 2
   end
   -- extra
   if (v.mode ~= 0) then
     if limit - offset < 1 then return truncated(tree, tvb, offset, "extra", 1, limit - offset) end
-    tree_add_le(tree, F["announced.extra"], tvb(offset, 1))
+    if HAS_TREE then tree_add_le(tree, F["announced.extra"], tvb(offset, 1)) end
     offset = offset + 1
   end
   -- motion

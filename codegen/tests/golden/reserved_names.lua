@@ -180,14 +180,14 @@ local VISIBLE = true
 
 local function dissect_Vec(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree_add_le(tree, F["reserved_names.vec.x"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["reserved_names.vec.x"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
 local function dissect_Option(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "present", 1, limit - offset) end
-  tree_add_le(tree, F["reserved_names.option.present"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["reserved_names.option.present"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
@@ -229,7 +229,7 @@ end
 
 local function dissect_EncodeError(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "code", 2, limit - offset) end
-  tree_add_le(tree, F["reserved_names.encode_error.code"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["reserved_names.encode_error.code"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end

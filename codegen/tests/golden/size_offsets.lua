@@ -148,10 +148,10 @@ local VISIBLE = true
 
 local function dissect_Block(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "a", 2, limit - offset) end
-  tree_add(tree, F["size_offsets.block.a"], tvb(offset, 2))
+  if HAS_TREE then tree_add(tree, F["size_offsets.block.a"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
-  tree_add(tree, F["size_offsets.block.b"], tvb(offset, 2))
+  if HAS_TREE then tree_add(tree, F["size_offsets.block.b"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
@@ -185,7 +185,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   local arr_ids, arr_start_ids = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Ids (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_ids, tvb, offset, "ids", 2, limit - offset) end
-    tree_add(arr_ids, F["size_offsets.ids"], tvb(offset, 2))
+    if HAS_TREE then tree_add(arr_ids, F["size_offsets.ids"], tvb(offset, 2)) end
     offset = offset + 2
   end
   if VISIBLE then tree_set_len(arr_ids, offset - arr_start_ids) end
@@ -217,7 +217,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   local arr_slots, arr_start_slots = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Slots (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 1 then return truncated(arr_slots, tvb, offset, "slots", 1, limit - offset) end
-    tree_add(arr_slots, F["size_offsets.slots"], tvb(offset, 1))
+    if HAS_TREE then tree_add(arr_slots, F["size_offsets.slots"], tvb(offset, 1)) end
     offset = offset + 1
   end
   if VISIBLE then tree_set_len(arr_slots, offset - arr_start_slots) end
@@ -250,7 +250,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   end
   offset = offset + n
   if limit - offset < 1 then return truncated(tree, tvb, offset, "trailer", 1, limit - offset) end
-  tree_add(tree, F["size_offsets.trailer"], tvb(offset, 1))
+  if HAS_TREE then tree_add(tree, F["size_offsets.trailer"], tvb(offset, 1)) end
   offset = offset + 1
   return offset, v
 end

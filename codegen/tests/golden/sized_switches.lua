@@ -228,7 +228,7 @@ local VISIBLE = true
 local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
-  tree_add_le(tree, F["sized_switches.inner.a"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["sized_switches.inner.a"], tvb(offset, 1)) end
   offset = offset + 1
   -- s
   if limit - offset < 1 then return truncated(tree, tvb, offset, "s length", 1, limit - offset) end
@@ -244,10 +244,10 @@ end
 
 local function dissect_Pair(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
-  tree_add_le(tree, F["sized_switches.pair.a"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["sized_switches.pair.a"], tvb(offset, 1)) end
   offset = offset + 1
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
-  tree_add_le(tree, F["sized_switches.pair.b"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["sized_switches.pair.b"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end

@@ -345,14 +345,14 @@ local VISIBLE = true
 
 local function dissect_Byte(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "v", 1, limit - offset) end
-  tree_add_le(tree, F["state.byte.v"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["state.byte.v"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
 local function dissect_Word(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "v", 2, limit - offset) end
-  tree_add_le(tree, F["state.word.v"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["state.word.v"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end

@@ -158,7 +158,7 @@ local function dissect_Login(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
   if limit - offset < 1 then return truncated(tree, tvb, offset, "version", 1, limit - offset) end
-  tree_add_le(tree, F["strings.version"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["strings.version"], tvb(offset, 1)) end
   offset = offset + 1
   -- user: The player's name.
   n = string.find(tvb:raw(offset, limit - offset), "\0", 1, true)
@@ -188,7 +188,7 @@ local function dissect_Login(tvb, pinfo, tree, offset, limit)
   if n > 1 and not utf8_valid(tvb:raw(offset, n - 1)) then tree_add_proto_expert_info(item, E.invalid, "motd: not valid UTF-8") end
   offset = offset + n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "tail", 2, limit - offset) end
-  tree_add_le(tree, F["strings.tail"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["strings.tail"], tvb(offset, 2)) end
   offset = offset + 2
   return offset, v
 end

@@ -134,7 +134,7 @@ local VISIBLE = true
 
 local function dissect_Pair(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
-  tree_add_le(tree, F["tag_ranges.pair.a"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["tag_ranges.pair.a"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end

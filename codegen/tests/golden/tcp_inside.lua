@@ -257,10 +257,10 @@ end
 
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  tree_add(tree, F["tcp_inside.move.x"], tvb(offset, 2))
+  if HAS_TREE then tree_add(tree, F["tcp_inside.move.x"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  tree_add(tree, F["tcp_inside.move.y"], tvb(offset, 2))
+  if HAS_TREE then tree_add(tree, F["tcp_inside.move.y"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end

@@ -318,7 +318,7 @@ local stream_begin_0, stream_piece_0, stream_end_0
 local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 4 then return truncated(tree, tvb, offset, "client", 4, limit - offset) end
-  tree_add_le(tree, F["tcp_sized.chat.client"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["tcp_sized.chat.client"], tvb(offset, 4)) end
   offset = offset + 4
   -- text
   n = string.find(tvb:raw(offset, limit - offset), "\0", 1, true)
@@ -349,14 +349,14 @@ end
 
 local function dissect_Ping(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "token", 4, limit - offset) end
-  tree_add_le(tree, F["tcp_sized.ping.token"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["tcp_sized.ping.token"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
 local function dissect_MapBegin(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "total", 4, limit - offset) end
-  tree_add_le(tree, F["tcp_sized.map_begin.total"], tvb(offset, 4))
+  if HAS_TREE then tree_add_le(tree, F["tcp_sized.map_begin.total"], tvb(offset, 4)) end
   offset = offset + 4
   stream_begin_0(pinfo, tree)
   return offset

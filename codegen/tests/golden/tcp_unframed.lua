@@ -128,10 +128,10 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "size", 2, limit - offset) end
-  tree_add_le(tree, F["tcp_unframed.size"], tvb(offset, 2))
+  if HAS_TREE then tree_add_le(tree, F["tcp_unframed.size"], tvb(offset, 2)) end
   offset = offset + 2
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
-  tree_add_le(tree, F["tcp_unframed.kind"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["tcp_unframed.kind"], tvb(offset, 1)) end
   offset = offset + 1
   -- data
   n = limit - offset

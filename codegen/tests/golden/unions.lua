@@ -140,10 +140,10 @@ local VISIBLE = true
 
 local function dissect_Pair(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
-  tree_add(tree, F["unions.pair.a"], tvb(offset, 1))
+  if HAS_TREE then tree_add(tree, F["unions.pair.a"], tvb(offset, 1)) end
   offset = offset + 1
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
-  tree_add(tree, F["unions.pair.b"], tvb(offset, 2))
+  if HAS_TREE then tree_add(tree, F["unions.pair.b"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end

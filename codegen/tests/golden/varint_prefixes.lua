@@ -212,10 +212,10 @@ local VISIBLE = true
 
 local function dissect_Point(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  tree_add_le(tree, F["varint_prefixes.point.x"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["varint_prefixes.point.x"], tvb(offset, 1)) end
   offset = offset + 1
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  tree_add_le(tree, F["varint_prefixes.point.y"], tvb(offset, 1))
+  if HAS_TREE then tree_add_le(tree, F["varint_prefixes.point.y"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
@@ -261,7 +261,7 @@ local function dissect_Bundle(tvb, pinfo, tree, offset, limit)
   local arr_ids, arr_start_ids = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Ids (%d)", n)) or tree, offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_ids, tvb, offset, "ids", 2, limit - offset) end
-    tree_add_le(arr_ids, F["varint_prefixes.ids"], tvb(offset, 2))
+    if HAS_TREE then tree_add_le(arr_ids, F["varint_prefixes.ids"], tvb(offset, 2)) end
     offset = offset + 2
   end
   if VISIBLE then tree_set_len(arr_ids, offset - arr_start_ids) end

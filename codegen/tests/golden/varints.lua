@@ -212,7 +212,7 @@ local function dissect_Values(tvb, pinfo, tree, offset, limit)
   if val == nil then return truncated(tree, tvb, offset, "unsigned", n / 8 + 1, limit - offset) end
   if val == false then tree_add_proto_expert_info(tree, E.too_large, "unsigned: a variable-length integer longer than 64 bits") return nil end
   n = n / 8
-  tree_add(tree, F["varints.unsigned"], tvb(offset, n), val)
+  if HAS_TREE then tree_add(tree, F["varints.unsigned"], tvb(offset, n), val) end
   offset = offset + n
   -- signed
   val, n = read_leb128(tvb, offset * 8, limit * 8)
@@ -220,7 +220,7 @@ local function dissect_Values(tvb, pinfo, tree, offset, limit)
   if val == false then tree_add_proto_expert_info(tree, E.too_large, "signed: a variable-length integer longer than 64 bits") return nil end
   n = n / 8
   val = zigzag64(val)
-  tree_add(tree, F["varints.signed"], tvb(offset, n), val)
+  if HAS_TREE then tree_add(tree, F["varints.signed"], tvb(offset, n), val) end
   offset = offset + n
   -- text_len
   if limit - offset < 1 then return truncated(tree, tvb, offset, "text_len", 1, limit - offset) end
@@ -229,7 +229,7 @@ local function dissect_Values(tvb, pinfo, tree, offset, limit)
     if limit - offset < 2 then return truncated(tree, tvb, offset, "text_len", 2, limit - offset) end
     val, n = tvb(offset, 2):uint() - 32768, 2
   end
-  tree_add(tree, F["varints.text_len"], tvb(offset, n), val)
+  if HAS_TREE then tree_add(tree, F["varints.text_len"], tvb(offset, n), val) end
   v.text_len = val
   offset = offset + n
   -- text

@@ -74,12 +74,18 @@ impl Code {
     }
 
     /// Ends a field: the items it added and never read are added without keeping them
-    /// (`tree:add(…)`, not `item = tree:add(…)`).
+    /// (`tree:add(…)`, not `item = tree:add(…)`), and one over a range made for it alone only
+    /// when there is a tree (`if HAS_TREE then tree:add(…, tvb(offset, 2)) end`): with none the
+    /// add is skipped anyway, but making its range is a C call and a userdata for the collector.
     pub(crate) fn forget_items(&mut self) {
         for i in std::mem::take(&mut self.unread_items) {
             let line = &mut self.lines[i];
             let indent = line.len() - line.trim_start().len();
             line.replace_range(indent..indent + "item = ".len(), "");
+            if line[indent..].contains("tvb(") {
+                line.insert_str(indent, "if HAS_TREE then ");
+                line.push_str(" end");
+            }
         }
     }
 

@@ -118,25 +118,34 @@ impl<'p> Dissect<'p> {
             value_slot(&s.fields[j.sequence].name)
         ));
         c.line("local frame = pinfo.number");
-        // The part's key and number, as its place among the parts joined last (`join_done`) and
-        // by the frame's payloads.
         // A number up to 32 bits is a Lua number, made text by the concatenation; a wider one is
         // a UInt64, made text by its own `tostring`.
-        let seq_text = match &s.fields[j.sequence].ty {
-            Ty::Int(it) if it.bits <= 32 => "seq",
-            _ => "tostring(seq)",
+        let wide = !matches!(&s.fields[j.sequence].ty, Ty::Int(it) if it.bits <= 32);
+        let number_text = |n: &str| {
+            if wide {
+                format!("tostring({n})")
+            } else {
+                n.to_string()
+            }
         };
-        c.line(format!("local done = key .. \"|\" .. {seq_text}"));
+        // The part's place by the frame's payloads: its key and number as text, made only for a
+        // frame that made a payload or saw a part again (and on later passes).
+        let here = format!("key .. \"|\" .. {}", number_text("seq"));
         let raws: Vec<String> = j
             .streams
             .iter()
             .map(|st| value_slot(&format!("{}_raw", s.fields[st.field].name)))
             .collect();
         c.open("if not pinfo.visited then");
+        // Its place among the parts joined last: by the key's number (`key_number`).
+        c.line(format!(
+            "local numbered = key_number(join_keys_{ji}, key, tree)"
+        ));
+        c.line(format!("local done = {}", done_key("seq", wrap, wide)));
         c.line(format!("local bytes = {}", part_bytes(&raws)));
         c.open(format!("if join_done_{ji}.map[done] == bytes then"));
         c.line(format!(
-            "frame_joined(frame_joins_{ji}, frame, done, false)"
+            "frame_joined(frame_joins_{ji}, frame, {here}, false)"
         ));
         c.line("return join_retransmitted(tree, seq)");
         c.close("end");
@@ -187,17 +196,17 @@ impl<'p> Dissect<'p> {
         c.line("steps = steps + 1");
         c.line("if st.parts[b] == nil or steps > st.n or st.parts[b].first then b = nil end");
         c.close("end");
-        join_whole(c, ji, j.streams.len(), wrap, seq_text != "seq");
+        join_whole(c, ji, j.streams.len(), wrap, wide);
         c.line(format!(
             "if st.n == 0 then bounded_remove(join_parts_{ji}, key) end"
         ));
         c.line(format!(
-            "frame_joined(frame_joins_{ji}, frame, done, whole)"
+            "frame_joined(frame_joins_{ji}, frame, {here}, whole)"
         ));
         c.close("end");
         c.close("end");
         c.line(format!("local joined = frame_joins_{ji}[frame]"));
-        c.line("local whole = joined and joined[done]");
+        c.line(format!("local whole = joined and joined[{here}]"));
         c.line("if whole == false then return join_retransmitted(tree, seq) end");
         c.line("if whole == nil then return end");
         self.show_joined(c, j.in_struct, &j.streams, Some(ji));
@@ -296,7 +305,7 @@ fn join_tables(c: &mut Code, ji: usize, part: &str, sequence: &str, wrap: u64) {
     ));
     c.line("-- one, per conversation and direction; joined on the first pass and kept by the frame and");
     c.line("-- the part that completed it (several payloads may complete in one frame): a table per such");
-    c.line("-- frame, by the part's key and number (`done`), numbers not made text for a frame that has none.");
+    c.line("-- frame, by the part's key and number as text (made only for a frame that has one).");
     c.line("-- At most JOIN_WAITING payloads wait for parts at once: past it the oldest is forgotten, and said.");
     c.line(format!("local join_parts_{ji} = bounded(JOIN_WAITING)"));
     c.line(format!("local frame_joins_{ji} = {{}}"));
@@ -309,12 +318,26 @@ fn join_tables(c: &mut Code, ji: usize, part: &str, sequence: &str, wrap: u64) {
     c.line(format!(
         "local join_done_{ji} = bounded(JOIN_DONE_LIMIT_{ji})"
     ));
+    c.line(format!("local join_keys_{ji} = key_numbers()"));
+}
+
+/// A part's place among the parts joined last, from its key's number (`numbered`) and its own
+/// number `n` (modulo `wrap`): one Lua number while every key's can be told apart in the 53 bits
+/// of a double with room to spare (numbers of 16 bits), else short text of both (a `wide`
+/// number is a UInt64, made text by `tostring`).
+fn done_key(n: &str, wrap: u64, wide: bool) -> String {
+    if wrap <= 1 << 16 {
+        format!("numbered * {wrap} + {n}")
+    } else if wide {
+        format!("numbered .. \"|\" .. tostring({n})")
+    } else {
+        format!("numbered .. \"|\" .. {n}")
+    }
 }
 
 /// Inside `if a ~= nil and b ~= nil`: the parts from `a` to `b` (numbers modulo `wrap`) taken
 /// out of the waiting ones into `whole` (`streams` lists of bytes, concatenated), each
-/// remembered as joined (by `key` and number; a `wide` number is a UInt64, made text by
-/// `tostring`).
+/// remembered as joined (by its key's number and its own; a `wide` number is a UInt64).
 fn join_whole(c: &mut Code, ji: usize, streams: usize, wrap: u64, wide: bool) {
     c.open("if a ~= nil and b ~= nil then");
     let lists: Vec<String> = (1..=streams).map(|i| format!("s{i} = {{}}")).collect();
@@ -329,9 +352,9 @@ fn join_whole(c: &mut Code, ji: usize, streams: usize, wrap: u64, wide: bool) {
         c.line(format!("whole.s{i}[#whole.s{i} + 1] = part[{i}]"));
     }
     let part_raws: Vec<String> = (1..=streams).map(|i| format!("part[{i}]")).collect();
-    let i = if wide { "tostring(i)" } else { "i" };
     c.line(format!(
-        "bounded_set(join_done_{ji}, key .. \"|\" .. {i}, {})",
+        "bounded_set(join_done_{ji}, {}, {})",
+        done_key("i", wrap, wide),
         part_bytes(&part_raws)
     ));
     c.line(format!(
