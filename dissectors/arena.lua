@@ -173,8 +173,10 @@ local function f32_from_bits(u)
   return sign * (1 + m / 2 ^ 23) * 2 ^ (e - 127)
 end
 
--- Value strings.
-local VS_EntityKind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.EntityKind = {
   [0] = "Player",
   [1] = "Monster",
   [2] = "Pickup",
@@ -193,7 +195,7 @@ F["arena.chat.length"] = ProtoField.uint64("arena.chat.length", "Length", base.D
 F["arena.chat.text"] = ProtoField.string("arena.chat.text", "Text", base.UNICODE, "UTF-8.")
 F["arena.spawn.count"] = ProtoField.uint64("arena.spawn.count", "Count", base.DEC, nil, nil, "VarULong.")
 F["arena.entity.id"] = ProtoField.uint64("arena.entity.id", "Id", base.DEC, nil, nil, "VarULong.")
-F["arena.entity.kind"] = ProtoField.uint8("arena.entity.kind", "Kind", base.HEX, VS_EntityKind, nil, "")
+F["arena.entity.kind"] = ProtoField.uint8("arena.entity.kind", "Kind", base.HEX, VS.EntityKind, nil, "")
 F["arena.entity.x"] = ProtoField.int64("arena.entity.x", "X", base.DEC, nil, nil, "VarLong.")
 F["arena.entity.y"] = ProtoField.int64("arena.entity.y", "Y", base.DEC, nil, nil, "VarLong.")
 proto.fields = field_list
@@ -272,12 +274,14 @@ local INFO_TAIL = ""
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
 -- PlayerMove: A player's new position.
-local function dissect_PlayerMove(tvb, pinfo, tree, offset, limit)
+function dissect.PlayerMove(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
   -- x
@@ -303,7 +307,7 @@ local function dissect_PlayerMove(tvb, pinfo, tree, offset, limit)
 end
 
 -- Chat: A chat line.
-local function dissect_Chat(tvb, pinfo, tree, offset, limit)
+function dissect.Chat(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
   -- length: VarULong byte count.
@@ -325,7 +329,7 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Entity(tvb, pinfo, tree, offset, limit)
+function dissect.Entity(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
   -- id: VarULong.
@@ -341,7 +345,7 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.kind = val
   offset = offset + 8
-  if VS_EntityKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS.EntityKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   -- x: VarLong.
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "x", n + 8, limit - offset) end
@@ -360,7 +364,7 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
 end
 
 -- Spawn: Entities appearing in the world.
-local function dissect_Spawn(tvb, pinfo, tree, offset, limit)
+function dissect.Spawn(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   local v = {}
   -- count: VarULong.
@@ -374,7 +378,7 @@ local function dissect_Spawn(tvb, pinfo, tree, offset, limit)
   n = v.count
   for _ = 1, n do
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Entities: Entity") or tree
-    nxt = dissect_Entity(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Entity(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
@@ -465,13 +469,13 @@ local function dissect_message(tvb, pinfo, root)
   local offset, name
   if id == 1 then
     name = "PlayerMove"
-    offset = dissect_PlayerMove(tvb, pinfo, root, first, limit)
+    offset = dissect.PlayerMove(tvb, pinfo, root, first, limit)
   elseif id == 2 then
     name = "Chat"
-    offset = dissect_Chat(tvb, pinfo, root, first, limit)
+    offset = dissect.Chat(tvb, pinfo, root, first, limit)
   elseif id == 5 then
     name = "Spawn"
-    offset = dissect_Spawn(tvb, pinfo, root, first, limit)
+    offset = dissect.Spawn(tvb, pinfo, root, first, limit)
   else
     tree_add_proto_expert_info(root, E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
     return "Arena (a game on Riptide 2.1): unknown message " .. tostring(id)

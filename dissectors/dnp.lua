@@ -130,8 +130,10 @@ local function ceil8(bits)
   return floor((bits + 7) / 8)
 end
 
--- Value strings.
-local VS_CommandCode = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.CommandCode = {
   [0] = "ConnectionRequest",
   [1] = "ConnectionAck",
   [2] = "ConnectionClose",
@@ -145,19 +147,19 @@ local VS_CommandCode = {
   [10] = "LongReliableMessage",
   [11] = "LongLinkState",
 }
-local VS_ConnectResult = {
+VS.ConnectResult = {
   [0] = "Accepted",
   [1] = "Rejected",
   [2] = "NoCommonProtocol",
 }
-local VS_ProtocolVersion = {
+VS.ProtocolVersion = {
   [0] = "DNP1",
 }
-local VS_AckResult = {
+VS.AckResult = {
   [0] = "Success",
   [1] = "Failed",
 }
-local VS_ValueType = {
+VS.ValueType = {
   [0] = "SInt8",
   [1] = "UInt8",
   [2] = "SInt16",
@@ -204,12 +206,12 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["dnp.code"] = ProtoField.uint8("dnp.code", "Code", base.HEX, VS_CommandCode, nil, "")
+F["dnp.code"] = ProtoField.uint8("dnp.code", "Code", base.HEX, VS.CommandCode, nil, "")
 F["dnp.body"] = ProtoField.bytes("dnp.body", "Body", base.NONE, "")
 F["dnp.connection_request.protocol_count"] = ProtoField.uint16("dnp.connection_request.protocol_count", "Protocol count", base.DEC, nil, nil, "")
-F["dnp.connection_request.protocols"] = ProtoField.uint16("dnp.connection_request.protocols", "Protocols", base.HEX, VS_ProtocolVersion, nil, "Supported protocols (only DNP1 exists).")
-F["dnp.connection_ack.result"] = ProtoField.uint8("dnp.connection_ack.result", "Result", base.HEX, VS_ConnectResult, nil, "")
-F["dnp.connection_ack.protocol"] = ProtoField.uint16("dnp.connection_ack.protocol", "Protocol", base.HEX, VS_ProtocolVersion, nil, "The chosen protocol (only when accepted).")
+F["dnp.connection_request.protocols"] = ProtoField.uint16("dnp.connection_request.protocols", "Protocols", base.HEX, VS.ProtocolVersion, nil, "Supported protocols (only DNP1 exists).")
+F["dnp.connection_ack.result"] = ProtoField.uint8("dnp.connection_ack.result", "Result", base.HEX, VS.ConnectResult, nil, "")
+F["dnp.connection_ack.protocol"] = ProtoField.uint16("dnp.connection_ack.protocol", "Protocol", base.HEX, VS.ProtocolVersion, nil, "The chosen protocol (only when accepted).")
 F["dnp.unreliable_message.data"] = ProtoField.bytes("dnp.unreliable_message.data", "Data", base.NONE, "")
 F["dnp.reliable_message.number"] = ProtoField.uint16("dnp.reliable_message.number", "Number", base.DEC, nil, nil, "Reliable number (one counter per direction, wraps with % 65535).")
 F["dnp.reliable_message.data"] = ProtoField.bytes("dnp.reliable_message.data", "Data", base.NONE, "")
@@ -220,9 +222,9 @@ F["dnp.link_state.flags.read_only"] = ProtoField.bool("dnp.link_state.flags.read
 F["dnp.link_state.message_len"] = ProtoField.uint16("dnp.link_state.message_len", "Message len", base.DEC, nil, nil, "")
 F["dnp.link_state.message"] = ProtoField.bytes("dnp.link_state.message", "Message", base.NONE, "")
 F["dnp.link_state.value_count"] = ProtoField.uint16("dnp.link_state.value_count", "Value count", base.DEC, nil, nil, "")
-F["dnp.typed_value.type"] = ProtoField.uint8("dnp.typed_value.type", "Type", base.HEX, VS_ValueType, nil, "")
+F["dnp.typed_value.type"] = ProtoField.uint8("dnp.typed_value.type", "Type", base.HEX, VS.ValueType, nil, "")
 F["dnp.reliable_ack.number"] = ProtoField.uint16("dnp.reliable_ack.number", "Number", base.DEC, nil, nil, "")
-F["dnp.reliable_ack.result"] = ProtoField.uint8("dnp.reliable_ack.result", "Result", base.HEX, VS_AckResult, nil, "")
+F["dnp.reliable_ack.result"] = ProtoField.uint8("dnp.reliable_ack.result", "Result", base.HEX, VS.AckResult, nil, "")
 F["dnp.link_id.link_id"] = ProtoField.uint16("dnp.link_id.link_id", "Link id", base.DEC, nil, nil, "")
 F["dnp.link_update.link_count"] = ProtoField.uint8("dnp.link_update.link_count", "Link count", base.DEC, nil, nil, "")
 F["dnp.link_update_link.link_id"] = ProtoField.uint16("dnp.link_update_link.link_id", "Link id", base.DEC, nil, nil, "")
@@ -706,11 +708,16 @@ local function fact_ack(channel, number, part, cumulative)
   FACTS.ack_ch[i], FACTS.ack_n[i], FACTS.ack_part[i], FACTS.ack_cum[i] = channel, number, part, cumulative
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
+-- Each switch's case table (`CASES.<Type>_<switch>`: tag to name and function), by the
+-- function that reads it.
+local CASES = {}
 
-local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
+function dissect.ConnectionRequest(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- protocol_count
@@ -731,14 +738,14 @@ local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
     item = tree_add_le(arr_protocols, F["dnp.connection_request.protocols"], range)
     val = range_le_uint(range)
     v.protocols[#v.protocols + 1] = val
-    if VS_ProtocolVersion[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("protocols %d is not named by the schema", val)) end
+    if VS.ProtocolVersion[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("protocols %d is not named by the schema", val)) end
     offset = offset + 2
   end
   if VISIBLE then tree_set_len(arr_protocols, offset - arr_start_protocols) end
   return offset, v
 end
 
-local function dissect_ConnectionAck(tvb, pinfo, tree, offset, limit)
+function dissect.ConnectionAck(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
   -- result
@@ -747,7 +754,7 @@ local function dissect_ConnectionAck(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["dnp.connection_ack.result"], range)
   val = range_le_uint(range)
   v.result = val
-  if VS_ConnectResult[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("result %d is not named by the schema", val)) end
+  if VS.ConnectResult[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("result %d is not named by the schema", val)) end
   offset = offset + 1
   -- protocol: The chosen protocol (only when accepted).
   if (v.result == 0) then
@@ -756,13 +763,13 @@ local function dissect_ConnectionAck(tvb, pinfo, tree, offset, limit)
     item = tree_add_le(tree, F["dnp.connection_ack.protocol"], range)
     val = range_le_uint(range)
     v.protocol = val
-    if VS_ProtocolVersion[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("protocol %d is not named by the schema", val)) end
+    if VS.ProtocolVersion[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("protocol %d is not named by the schema", val)) end
     offset = offset + 2
   end
   return offset, v
 end
 
-local function dissect_UnreliableMessage(tvb, pinfo, tree, offset, limit)
+function dissect.UnreliableMessage(tvb, pinfo, tree, offset, limit)
   local item, n
   -- data
   local app_first = offset
@@ -774,7 +781,7 @@ local function dissect_UnreliableMessage(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
+function dissect.ReliableMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- number: Reliable number (one counter per direction, wraps with % 65535).
@@ -796,63 +803,63 @@ local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_SInt8Value(tvb, pinfo, tree, offset, limit)
+function dissect.SInt8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.s_int8_value.value"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
-local function dissect_UInt8Value(tvb, pinfo, tree, offset, limit)
+function dissect.UInt8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.u_int8_value.value"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
-local function dissect_SInt16Value(tvb, pinfo, tree, offset, limit)
+function dissect.SInt16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.s_int16_value.value"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
-local function dissect_UInt16Value(tvb, pinfo, tree, offset, limit)
+function dissect.UInt16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.u_int16_value.value"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
-local function dissect_SInt32Value(tvb, pinfo, tree, offset, limit)
+function dissect.SInt32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.s_int32_value.value"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
-local function dissect_UInt32Value(tvb, pinfo, tree, offset, limit)
+function dissect.UInt32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.u_int32_value.value"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
-local function dissect_SInt64Value(tvb, pinfo, tree, offset, limit)
+function dissect.SInt64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.s_int64_value.value"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
 
-local function dissect_UInt64Value(tvb, pinfo, tree, offset, limit)
+function dissect.UInt64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.u_int64_value.value"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
 
-local function dissect_Float16Value(tvb, pinfo, tree, offset, limit)
+function dissect.Float16Value(tvb, pinfo, tree, offset, limit)
   local val, range
   -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
@@ -863,21 +870,21 @@ local function dissect_Float16Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Float32Value(tvb, pinfo, tree, offset, limit)
+function dissect.Float32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.float32_value.value"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
-local function dissect_Float64Value(tvb, pinfo, tree, offset, limit)
+function dissect.Float64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.float64_value.value"], tvb(offset, 8)) end
   offset = offset + 8
   return offset
 end
 
-local function dissect_StringValue(tvb, pinfo, tree, offset, limit)
+function dissect.StringValue(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- length
@@ -896,7 +903,7 @@ local function dissect_StringValue(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
+function dissect.DataValue(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- length
@@ -915,7 +922,7 @@ local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Point2S8Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point2S8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point2_s8_value.x"], tvb(offset, 1)) end
   offset = offset + 1
@@ -925,7 +932,7 @@ local function dissect_Point2S8Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point2U8Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point2U8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point2_u8_value.x"], tvb(offset, 1)) end
   offset = offset + 1
@@ -935,7 +942,7 @@ local function dissect_Point2U8Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point2S16Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point2S16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point2_s16_value.x"], tvb(offset, 2)) end
   offset = offset + 2
@@ -945,7 +952,7 @@ local function dissect_Point2S16Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point2U16Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point2U16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point2_u16_value.x"], tvb(offset, 2)) end
   offset = offset + 2
@@ -955,7 +962,7 @@ local function dissect_Point2U16Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point2S32Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point2S32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point2_s32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
@@ -965,7 +972,7 @@ local function dissect_Point2S32Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point2U32Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point2U32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point2_u32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
@@ -975,7 +982,7 @@ local function dissect_Point2U32Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point2S64Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point2S64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point2_s64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
@@ -985,7 +992,7 @@ local function dissect_Point2S64Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point2U64Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point2U64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point2_u64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
@@ -995,7 +1002,7 @@ local function dissect_Point2U64Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point3S8Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point3S8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point3_s8_value.x"], tvb(offset, 1)) end
   offset = offset + 1
@@ -1008,7 +1015,7 @@ local function dissect_Point3S8Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point3U8Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point3U8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point3_u8_value.x"], tvb(offset, 1)) end
   offset = offset + 1
@@ -1021,7 +1028,7 @@ local function dissect_Point3U8Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point3S16Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point3S16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point3_s16_value.x"], tvb(offset, 2)) end
   offset = offset + 2
@@ -1034,7 +1041,7 @@ local function dissect_Point3S16Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point3U16Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point3U16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point3_u16_value.x"], tvb(offset, 2)) end
   offset = offset + 2
@@ -1047,7 +1054,7 @@ local function dissect_Point3U16Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point3S32Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point3S32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point3_s32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
@@ -1060,7 +1067,7 @@ local function dissect_Point3S32Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point3U32Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point3U32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point3_u32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
@@ -1073,7 +1080,7 @@ local function dissect_Point3U32Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point3S64Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point3S64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point3_s64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
@@ -1086,7 +1093,7 @@ local function dissect_Point3S64Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Point3U64Value(tvb, pinfo, tree, offset, limit)
+function dissect.Point3U64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.point3_u64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
@@ -1099,7 +1106,7 @@ local function dissect_Point3U64Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Vector2F16Value(tvb, pinfo, tree, offset, limit)
+function dissect.Vector2F16Value(tvb, pinfo, tree, offset, limit)
   local val, range
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
@@ -1116,7 +1123,7 @@ local function dissect_Vector2F16Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Vector2F32Value(tvb, pinfo, tree, offset, limit)
+function dissect.Vector2F32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.vector2_f32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
@@ -1126,7 +1133,7 @@ local function dissect_Vector2F32Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Vector2F64Value(tvb, pinfo, tree, offset, limit)
+function dissect.Vector2F64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.vector2_f64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
@@ -1136,7 +1143,7 @@ local function dissect_Vector2F64Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Vector3F16Value(tvb, pinfo, tree, offset, limit)
+function dissect.Vector3F16Value(tvb, pinfo, tree, offset, limit)
   local val, range
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
@@ -1159,7 +1166,7 @@ local function dissect_Vector3F16Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Vector3F32Value(tvb, pinfo, tree, offset, limit)
+function dissect.Vector3F32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.vector3_f32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
@@ -1172,7 +1179,7 @@ local function dissect_Vector3F32Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Vector3F64Value(tvb, pinfo, tree, offset, limit)
+function dissect.Vector3F64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.vector3_f64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
@@ -1185,7 +1192,7 @@ local function dissect_Vector3F64Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_QuaternionF16Value(tvb, pinfo, tree, offset, limit)
+function dissect.QuaternionF16Value(tvb, pinfo, tree, offset, limit)
   local val, range
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
@@ -1214,7 +1221,7 @@ local function dissect_QuaternionF16Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_QuaternionF32Value(tvb, pinfo, tree, offset, limit)
+function dissect.QuaternionF32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.quaternion_f32_value.x"], tvb(offset, 4)) end
   offset = offset + 4
@@ -1230,7 +1237,7 @@ local function dissect_QuaternionF32Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_QuaternionF64Value(tvb, pinfo, tree, offset, limit)
+function dissect.QuaternionF64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.quaternion_f64_value.x"], tvb(offset, 8)) end
   offset = offset + 8
@@ -1248,49 +1255,49 @@ end
 
 -- The cases of `value` by tag: the label each is shown under and the function that
 -- reads it.
-local CASES_TypedValue_value = {
-  [0] = { "Value: SInt8", dissect_SInt8Value },
-  [1] = { "Value: UInt8", dissect_UInt8Value },
-  [2] = { "Value: SInt16", dissect_SInt16Value },
-  [3] = { "Value: UInt16", dissect_UInt16Value },
-  [4] = { "Value: SInt32", dissect_SInt32Value },
-  [5] = { "Value: UInt32", dissect_UInt32Value },
-  [6] = { "Value: SInt64", dissect_SInt64Value },
-  [7] = { "Value: UInt64", dissect_UInt64Value },
-  [8] = { "Value: Float16", dissect_Float16Value },
-  [9] = { "Value: Float32", dissect_Float32Value },
-  [10] = { "Value: Float64", dissect_Float64Value },
-  [11] = { "Value: String", dissect_StringValue },
-  [12] = { "Value: Data", dissect_DataValue },
-  [13] = { "Value: Point2S8", dissect_Point2S8Value },
-  [14] = { "Value: Point2U8", dissect_Point2U8Value },
-  [15] = { "Value: Point2S16", dissect_Point2S16Value },
-  [16] = { "Value: Point2U16", dissect_Point2U16Value },
-  [17] = { "Value: Point2S32", dissect_Point2S32Value },
-  [18] = { "Value: Point2U32", dissect_Point2U32Value },
-  [19] = { "Value: Point2S64", dissect_Point2S64Value },
-  [20] = { "Value: Point2U64", dissect_Point2U64Value },
-  [21] = { "Value: Point3S8", dissect_Point3S8Value },
-  [22] = { "Value: Point3U8", dissect_Point3U8Value },
-  [23] = { "Value: Point3S16", dissect_Point3S16Value },
-  [24] = { "Value: Point3U16", dissect_Point3U16Value },
-  [25] = { "Value: Point3S32", dissect_Point3S32Value },
-  [26] = { "Value: Point3U32", dissect_Point3U32Value },
-  [27] = { "Value: Point3S64", dissect_Point3S64Value },
-  [28] = { "Value: Point3U64", dissect_Point3U64Value },
-  [29] = { "Value: Vector2F16", dissect_Vector2F16Value },
-  [30] = { "Value: Vector2F32", dissect_Vector2F32Value },
-  [31] = { "Value: Vector2F64", dissect_Vector2F64Value },
-  [32] = { "Value: Vector3F16", dissect_Vector3F16Value },
-  [33] = { "Value: Vector3F32", dissect_Vector3F32Value },
-  [34] = { "Value: Vector3F64", dissect_Vector3F64Value },
-  [35] = { "Value: QuaternionF16", dissect_QuaternionF16Value },
-  [36] = { "Value: QuaternionF32", dissect_QuaternionF32Value },
-  [37] = { "Value: QuaternionF64", dissect_QuaternionF64Value },
+CASES.TypedValue_value = {
+  [0] = { "Value: SInt8", dissect.SInt8Value },
+  [1] = { "Value: UInt8", dissect.UInt8Value },
+  [2] = { "Value: SInt16", dissect.SInt16Value },
+  [3] = { "Value: UInt16", dissect.UInt16Value },
+  [4] = { "Value: SInt32", dissect.SInt32Value },
+  [5] = { "Value: UInt32", dissect.UInt32Value },
+  [6] = { "Value: SInt64", dissect.SInt64Value },
+  [7] = { "Value: UInt64", dissect.UInt64Value },
+  [8] = { "Value: Float16", dissect.Float16Value },
+  [9] = { "Value: Float32", dissect.Float32Value },
+  [10] = { "Value: Float64", dissect.Float64Value },
+  [11] = { "Value: String", dissect.StringValue },
+  [12] = { "Value: Data", dissect.DataValue },
+  [13] = { "Value: Point2S8", dissect.Point2S8Value },
+  [14] = { "Value: Point2U8", dissect.Point2U8Value },
+  [15] = { "Value: Point2S16", dissect.Point2S16Value },
+  [16] = { "Value: Point2U16", dissect.Point2U16Value },
+  [17] = { "Value: Point2S32", dissect.Point2S32Value },
+  [18] = { "Value: Point2U32", dissect.Point2U32Value },
+  [19] = { "Value: Point2S64", dissect.Point2S64Value },
+  [20] = { "Value: Point2U64", dissect.Point2U64Value },
+  [21] = { "Value: Point3S8", dissect.Point3S8Value },
+  [22] = { "Value: Point3U8", dissect.Point3U8Value },
+  [23] = { "Value: Point3S16", dissect.Point3S16Value },
+  [24] = { "Value: Point3U16", dissect.Point3U16Value },
+  [25] = { "Value: Point3S32", dissect.Point3S32Value },
+  [26] = { "Value: Point3U32", dissect.Point3U32Value },
+  [27] = { "Value: Point3S64", dissect.Point3S64Value },
+  [28] = { "Value: Point3U64", dissect.Point3U64Value },
+  [29] = { "Value: Vector2F16", dissect.Vector2F16Value },
+  [30] = { "Value: Vector2F32", dissect.Vector2F32Value },
+  [31] = { "Value: Vector2F64", dissect.Vector2F64Value },
+  [32] = { "Value: Vector3F16", dissect.Vector3F16Value },
+  [33] = { "Value: Vector3F32", dissect.Vector3F32Value },
+  [34] = { "Value: Vector3F64", dissect.Vector3F64Value },
+  [35] = { "Value: QuaternionF16", dissect.QuaternionF16Value },
+  [36] = { "Value: QuaternionF32", dissect.QuaternionF32Value },
+  [37] = { "Value: QuaternionF64", dissect.QuaternionF64Value },
 }
 
 -- TypedValue: A type code and the value.
-local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
+function dissect.TypedValue(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   -- type
@@ -1299,11 +1306,11 @@ local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["dnp.typed_value.type"], range)
   val = range_le_uint(range)
   v.type = val
-  if VS_ValueType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("type %d is not named by the schema", val)) end
+  if VS.ValueType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("type %d is not named by the schema", val)) end
   offset = offset + 1
   -- value
   local tag_value = v.type
-  local case_value = CASES_TypedValue_value[tag_value]
+  local case_value = CASES.TypedValue_value[tag_value]
   if case_value ~= nil then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_value[1]) or tree
     nxt = case_value[2](tvb, pinfo, sub, offset, limit)
@@ -1318,7 +1325,7 @@ local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
 end
 
 -- LinkState: A link's state and its typed values.
-local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
+function dissect.LinkState(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
   -- number
@@ -1368,7 +1375,7 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   local arr_values, arr_start_values = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_values, tvb(offset, 0), "Values: TypedValue") or arr_values
-    nxt, val = dissect_TypedValue(tvb, pinfo, sub, offset, limit)
+    nxt, val = dissect.TypedValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     v.values[#v.values + 1] = val
     if VISIBLE then tree_set_len(sub, nxt - offset) end
@@ -1386,7 +1393,7 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_ReliableAck(tvb, pinfo, tree, offset, limit)
+function dissect.ReliableAck(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
   -- number
@@ -1402,14 +1409,14 @@ local function dissect_ReliableAck(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["dnp.reliable_ack.result"], range)
   val = range_le_uint(range)
   v.result = val
-  if VS_AckResult[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("result %d is not named by the schema", val)) end
+  if VS.AckResult[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("result %d is not named by the schema", val)) end
   offset = offset + 1
   -- What this message tells the netcode analysis.
   fact_ack(0, v.number, 0, false)
   return offset, v
 end
 
-local function dissect_LinkId(tvb, pinfo, tree, offset, limit)
+function dissect.LinkId(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dnp.link_id.link_id"], tvb(offset, 2)) end
   offset = offset + 2
@@ -1417,7 +1424,7 @@ local function dissect_LinkId(tvb, pinfo, tree, offset, limit)
 end
 
 -- IndexedValue: A value by its index in the link's list; the list gives its type.
-local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
+function dissect.IndexedValue(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}
   -- index
@@ -1430,7 +1437,7 @@ local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
   -- value
   local tag_value = list_item(1, v.index)
   if tag_value == nil then tree_add_proto_expert_info(tree, E.no_state, "value: its type is not in the list announced earlier") return nil end
-  local case_value = CASES_TypedValue_value[tag_value]
+  local case_value = CASES.TypedValue_value[tag_value]
   if case_value ~= nil then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_value[1]) or tree
     nxt = case_value[2](tvb, pinfo, sub, offset, limit)
@@ -1444,7 +1451,7 @@ local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
+function dissect.LinkUpdateLink(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
   -- link_id
@@ -1477,7 +1484,7 @@ local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
     for _ = 1, n do
       count_values = count_values + 1
       sub = VISIBLE and tree_add(arr_values, tvb(offset, 0), "Values: IndexedValue") or arr_values
-      nxt = dissect_IndexedValue(tvb, pinfo, sub, offset, limit)
+      nxt = dissect.IndexedValue(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
       if VISIBLE then tree_set_len(sub, nxt - offset) end
       offset = nxt
@@ -1495,7 +1502,7 @@ local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
 end
 
 -- LinkUpdate: New values of some links, by index and without types (the links' Link States gave them).
-local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
+function dissect.LinkUpdate(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
   -- link_count
@@ -1512,7 +1519,7 @@ local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
   for _ = 1, n do
     count_links = count_links + 1
     sub = VISIBLE and tree_add(arr_links, tvb(offset, 0), "Links: LinkUpdateLink") or arr_links
-    nxt = dissect_LinkUpdateLink(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.LinkUpdateLink(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -1619,7 +1626,7 @@ local function join_0(pinfo, tree, v)
   end
 end
 
-local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
+function dissect.LongReliableMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- number
@@ -1652,7 +1659,7 @@ local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- LinkValues: The joined values chunks of a Long Link State.
-local function dissect_LinkValues(tvb, pinfo, tree, offset, limit)
+function dissect.LinkValues(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
   -- value_count
@@ -1669,7 +1676,7 @@ local function dissect_LinkValues(tvb, pinfo, tree, offset, limit)
   local arr_values, arr_start_values = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_values, tvb(offset, 0), "Values: TypedValue") or arr_values
-    nxt, val = dissect_TypedValue(tvb, pinfo, sub, offset, limit)
+    nxt, val = dissect.TypedValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     v.values[#v.values + 1] = val
     if VISIBLE then tree_set_len(sub, nxt - offset) end
@@ -1778,7 +1785,7 @@ local function join_1(pinfo, tree, v)
   if whole.s2:len() > 0 then
     local wtvb = whole.s2:tvb("Joined values_chunk")
     sub = tree_add(tree, wtvb(), string.format("Joined values_chunk: LinkValues (%d bytes)", wtvb:len()))
-    nxt, val = dissect_LinkValues(wtvb, pinfo, sub, 0, wtvb:len())
+    nxt, val = dissect.LinkValues(wtvb, pinfo, sub, 0, wtvb:len())
     if nxt ~= nil then
       if nxt < wtvb:len() then tree_add_proto_expert_info(sub, E.trailing, fmt("%d unexpected bytes after the joined values_chunk", wtvb:len() - nxt)) end
       -- Remember the link_types announced for this link_id.
@@ -1791,7 +1798,7 @@ local function join_1(pinfo, tree, v)
   end
 end
 
-local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
+function dissect.LongLinkState(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- number
@@ -1848,22 +1855,22 @@ end
 
 -- The cases of `body` by tag: the label each is shown under and the function that
 -- reads it.
-local CASES_Command_body = {
-  [0] = { "Body: ConnectionRequest", dissect_ConnectionRequest },
-  [1] = { "Body: ConnectionAck", dissect_ConnectionAck },
-  [3] = { "Body: UnreliableMessage", dissect_UnreliableMessage },
-  [4] = { "Body: ReliableMessage", dissect_ReliableMessage },
-  [5] = { "Body: LinkState", dissect_LinkState },
-  [6] = { "Body: ReliableAck", dissect_ReliableAck },
-  [7] = { "Body: LinkUp", dissect_LinkId },
-  [8] = { "Body: LinkDown", dissect_LinkId },
-  [9] = { "Body: LinkUpdate", dissect_LinkUpdate },
-  [10] = { "Body: LongReliableMessage", dissect_LongReliableMessage },
-  [11] = { "Body: LongLinkState", dissect_LongLinkState },
+CASES.Command_body = {
+  [0] = { "Body: ConnectionRequest", dissect.ConnectionRequest },
+  [1] = { "Body: ConnectionAck", dissect.ConnectionAck },
+  [3] = { "Body: UnreliableMessage", dissect.UnreliableMessage },
+  [4] = { "Body: ReliableMessage", dissect.ReliableMessage },
+  [5] = { "Body: LinkState", dissect.LinkState },
+  [6] = { "Body: ReliableAck", dissect.ReliableAck },
+  [7] = { "Body: LinkUp", dissect.LinkId },
+  [8] = { "Body: LinkDown", dissect.LinkId },
+  [9] = { "Body: LinkUpdate", dissect.LinkUpdate },
+  [10] = { "Body: LongReliableMessage", dissect.LongReliableMessage },
+  [11] = { "Body: LongLinkState", dissect.LongLinkState },
 }
 
 -- Command: One DNP datagram.
-local function dissect_Command(tvb, pinfo, tree, offset, limit)
+function dissect.Command(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   ROOT_VALUES = v
@@ -1873,11 +1880,11 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["dnp.code"], range)
   val = range_le_uint(range)
   v.code = val
-  if VS_CommandCode[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("code %d is not named by the schema", val)) end
+  if VS.CommandCode[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("code %d is not named by the schema", val)) end
   offset = offset + 1
   -- body
   local tag_body = v.code
-  local case_body = CASES_Command_body[tag_body]
+  local case_body = CASES.Command_body[tag_body]
   if case_body ~= nil then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_body[1]) or tree
     nxt = case_body[2](tvb, pinfo, sub, offset, limit)
@@ -2526,10 +2533,10 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset, v = dissect_Command(tvb, pinfo, root, 0, size)
+  local offset, v = dissect.Command(tvb, pinfo, root, 0, size)
   if offset == nil then
     if next(ROOT_VALUES) ~= nil then
-      return (ROOT_VALUES.code == nil and "?" or enum_name(VS_CommandCode, ROOT_VALUES.code, "Unknown (0x%02x)"))
+      return (ROOT_VALUES.code == nil and "?" or enum_name(VS.CommandCode, ROOT_VALUES.code, "Unknown (0x%02x)"))
         .. " [malformed]"
     end
     return "Drag[en]gine Network Protocol [malformed]"
@@ -2537,7 +2544,7 @@ local function dissect_message(tvb, pinfo, root)
   if offset < size then
     tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
-  return enum_name(VS_CommandCode, v.code, "Unknown (0x%02x)")
+  return enum_name(VS.CommandCode, v.code, "Unknown (0x%02x)")
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.

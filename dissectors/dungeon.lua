@@ -164,12 +164,14 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
 -- Move: A character moves.
-local function dissect_Move(tvb, pinfo, tree, offset, limit)
+function dissect.Move(tvb, pinfo, tree, offset, limit)
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "character", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dungeon.move.character"], tvb(offset, 2)) end
@@ -187,7 +189,7 @@ local function dissect_Move(tvb, pinfo, tree, offset, limit)
 end
 
 -- Say: A chat line.
-local function dissect_Say(tvb, pinfo, tree, offset, limit)
+function dissect.Say(tvb, pinfo, tree, offset, limit)
   local item, n
   -- text: u16 byte count, then UTF-8.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "text length", 2, limit - offset) end
@@ -201,7 +203,7 @@ local function dissect_Say(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Item(tvb, pinfo, tree, offset, limit)
+function dissect.Item(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "item_id", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dungeon.item.item_id"], tvb(offset, 4)) end
   offset = offset + 4
@@ -212,7 +214,7 @@ local function dissect_Item(tvb, pinfo, tree, offset, limit)
 end
 
 -- Inventory: A character's items.
-local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
+function dissect.Inventory(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt
   if limit - offset < 2 then return truncated(tree, tvb, offset, "character", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["dungeon.inventory.character"], tvb(offset, 2)) end
@@ -226,7 +228,7 @@ local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
   local arr_items, arr_start_items = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_items, tvb(offset, limit - offset < 6 and limit - offset or 6), "Items: Item") or arr_items
-    nxt = dissect_Item(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Item(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
@@ -322,13 +324,13 @@ local function dissect_message(tvb, pinfo, root)
   local offset, name
   if id == 1 then
     name = "Move"
-    offset = dissect_Move(tvb, pinfo, root, first, limit)
+    offset = dissect.Move(tvb, pinfo, root, first, limit)
   elseif id == 2 then
     name = "Say"
-    offset = dissect_Say(tvb, pinfo, root, first, limit)
+    offset = dissect.Say(tvb, pinfo, root, first, limit)
   elseif id == 3 then
     name = "Inventory"
-    offset = dissect_Inventory(tvb, pinfo, root, first, limit)
+    offset = dissect.Inventory(tvb, pinfo, root, first, limit)
   else
     tree_add_proto_expert_info(root, E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
     return "Dungeon (a game on DNP): unknown message " .. tostring(id)

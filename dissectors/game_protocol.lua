@@ -198,38 +198,40 @@ local function f32_from_bits(u)
   return sign * (1 + m / 2 ^ 23) * 2 ^ (e - 127)
 end
 
--- Value strings.
-local VS_ObjectKind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.ObjectKind = {
   [0] = "TREE",
   [1] = "MUSHROOM",
 }
-local VS_CASE_ServerMessage_variant = {
+VS.CASE_ServerMessage_variant = {
   [0] = "Event",
   [1] = "Response",
 }
-local VS_CASE_EventKind_variant = {
+VS.CASE_EventKind_variant = {
   [0] = "Snapshot",
   [1] = "GameOver",
 }
-local VS_CASE_EntityKind_variant = {
+VS.CASE_EntityKind_variant = {
   [0] = "Object",
   [1] = "Player",
   [2] = "Dead",
 }
-local VS_CASE_ResponseKind_variant = {
+VS.CASE_ResponseKind_variant = {
   [0] = "Error",
   [1] = "Pong",
   [2] = "Connect",
 }
-local VS_CASE_ClientMessage_variant = {
+VS.CASE_ClientMessage_variant = {
   [0] = "Request",
   [1] = "Action",
 }
-local VS_CASE_RequestKind_variant = {
+VS.CASE_RequestKind_variant = {
   [0] = "Ping",
   [1] = "Init",
 }
-local VS_CASE_Action_variant = {
+VS.CASE_Action_variant = {
   [0] = "Break",
   [1] = "Throw",
   [2] = "Move",
@@ -252,14 +254,14 @@ F["game_protocol.flags.end"] = ProtoField.bool("game_protocol.flags.end", "END",
 F["game_protocol.chunk"] = ProtoField.uint8("game_protocol.chunk", "Chunk", base.DEC, nil, nil, "Index of this chunk in its sequence.")
 F["game_protocol.sequence"] = ProtoField.uint16("game_protocol.sequence", "Sequence", base.DEC, nil, nil, "The sequence (payload) this chunk belongs to.")
 F["game_protocol.data"] = ProtoField.bytes("game_protocol.data", "Data", base.NONE, "Up to 504 bytes of the sequence's payload.")
-F["game_protocol.server_message.variant"] = ProtoField.uint8("game_protocol.server_message.variant", "Variant", base.DEC, VS_CASE_ServerMessage_variant, nil, "")
+F["game_protocol.server_message.variant"] = ProtoField.uint8("game_protocol.server_message.variant", "Variant", base.DEC, VS.CASE_ServerMessage_variant, nil, "")
 F["game_protocol.event.time"] = ProtoField.uint32("game_protocol.event.time", "Time", base.DEC, nil, nil, "Tick of the event.")
-F["game_protocol.event_kind.variant"] = ProtoField.uint8("game_protocol.event_kind.variant", "Variant", base.DEC, VS_CASE_EventKind_variant, nil, "")
+F["game_protocol.event_kind.variant"] = ProtoField.uint8("game_protocol.event_kind.variant", "Variant", base.DEC, VS.CASE_EventKind_variant, nil, "")
 F["game_protocol.game_over.won"] = ProtoField.bool("game_protocol.game_over.won", "Won", base.NONE, nil, nil, "0: the client lost, 1: it won.")
 F["game_protocol.snapshot.count"] = ProtoField.uint32("game_protocol.snapshot.count", "Count", base.DEC, nil, nil, "")
 F["game_protocol.entity.id"] = ProtoField.uint32("game_protocol.entity.id", "Id", base.DEC, nil, nil, "")
-F["game_protocol.entity_kind.variant"] = ProtoField.uint8("game_protocol.entity_kind.variant", "Variant", base.DEC, VS_CASE_EntityKind_variant, nil, "")
-F["game_protocol.object.kind"] = ProtoField.uint8("game_protocol.object.kind", "Kind", base.HEX, VS_ObjectKind, nil, "")
+F["game_protocol.entity_kind.variant"] = ProtoField.uint8("game_protocol.entity_kind.variant", "Variant", base.DEC, VS.CASE_EntityKind_variant, nil, "")
+F["game_protocol.object.kind"] = ProtoField.uint8("game_protocol.object.kind", "Kind", base.HEX, VS.ObjectKind, nil, "")
 F["game_protocol.object.breakable"] = ProtoField.bool("game_protocol.object.breakable", "Breakable", base.NONE, nil, nil, "")
 F["game_protocol.object.durability"] = ProtoField.float("game_protocol.object.durability", "Durability", nil, "")
 F["game_protocol.object.health"] = ProtoField.uint32("game_protocol.object.health", "Health", base.DEC, nil, nil, "")
@@ -280,14 +282,14 @@ F["game_protocol.point.x"] = ProtoField.float("game_protocol.point.x", "X", nil,
 F["game_protocol.point.y"] = ProtoField.float("game_protocol.point.y", "Y", nil, "")
 F["game_protocol.point.z"] = ProtoField.float("game_protocol.point.z", "Z", nil, "")
 F["game_protocol.response.channel"] = ProtoField.uint32("game_protocol.response.channel", "Channel", base.DEC, nil, nil, "")
-F["game_protocol.response_kind.variant"] = ProtoField.uint8("game_protocol.response_kind.variant", "Variant", base.DEC, VS_CASE_ResponseKind_variant, nil, "")
+F["game_protocol.response_kind.variant"] = ProtoField.uint8("game_protocol.response_kind.variant", "Variant", base.DEC, VS.CASE_ResponseKind_variant, nil, "")
 F["game_protocol.error.length"] = ProtoField.uint32("game_protocol.error.length", "Length", base.DEC, nil, nil, "")
 F["game_protocol.error.text"] = ProtoField.string("game_protocol.error.text", "Text", base.UNICODE, "")
 F["game_protocol.connect.player"] = ProtoField.uint32("game_protocol.connect.player", "Player", base.DEC, nil, nil, "")
-F["game_protocol.client_message.variant"] = ProtoField.uint8("game_protocol.client_message.variant", "Variant", base.DEC, VS_CASE_ClientMessage_variant, nil, "")
+F["game_protocol.client_message.variant"] = ProtoField.uint8("game_protocol.client_message.variant", "Variant", base.DEC, VS.CASE_ClientMessage_variant, nil, "")
 F["game_protocol.request.channel"] = ProtoField.uint32("game_protocol.request.channel", "Channel", base.DEC, nil, nil, "")
-F["game_protocol.request_kind.variant"] = ProtoField.uint8("game_protocol.request_kind.variant", "Variant", base.DEC, VS_CASE_RequestKind_variant, nil, "")
-F["game_protocol.action.variant"] = ProtoField.uint8("game_protocol.action.variant", "Variant", base.DEC, VS_CASE_Action_variant, nil, "")
+F["game_protocol.request_kind.variant"] = ProtoField.uint8("game_protocol.request_kind.variant", "Variant", base.DEC, VS.CASE_RequestKind_variant, nil, "")
+F["game_protocol.action.variant"] = ProtoField.uint8("game_protocol.action.variant", "Variant", base.DEC, VS.CASE_Action_variant, nil, "")
 F["game_protocol.break.is_breaking"] = ProtoField.bool("game_protocol.break.is_breaking", "Is breaking", base.NONE, nil, nil, "")
 F["game_protocol.break.entity"] = ProtoField.uint32("game_protocol.break.entity", "Entity", base.DEC, nil, nil, "")
 F["game_protocol.move.direction"] = ProtoField.uint8("game_protocol.move.direction", "Direction", base.HEX, nil, nil, "")
@@ -548,15 +550,17 @@ local function fact_ack(channel, number, part, cumulative)
   FACTS.ack_ch[i], FACTS.ack_n[i], FACTS.ack_part[i], FACTS.ack_cum[i] = channel, number, part, cumulative
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
 -- Flag names, for the Info column.
 local FN_PacketFlags = { { 1, "REL" }, { 2, "ACK" }, { 4, "FIN" }, { 8, "END" } }
 
 -- Init: The client's first datagram.
-local function dissect_Init(tvb, pinfo, tree, offset, limit)
+function dissect.Init(tvb, pinfo, tree, offset, limit)
   -- salt: Chosen at random by the client.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "salt", 4, limit - offset) end
   if HAS_TREE then tree_add(tree, F["game_protocol.init.salt"], tvb(offset, 4)) end
@@ -565,7 +569,7 @@ local function dissect_Init(tvb, pinfo, tree, offset, limit)
 end
 
 -- Challenge: The server's first datagram.
-local function dissect_Challenge(tvb, pinfo, tree, offset, limit)
+function dissect.Challenge(tvb, pinfo, tree, offset, limit)
   -- pepper: Chosen at random by the server.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "pepper", 4, limit - offset) end
   if HAS_TREE then tree_add(tree, F["game_protocol.challenge.pepper"], tvb(offset, 4)) end
@@ -574,7 +578,7 @@ local function dissect_Challenge(tvb, pinfo, tree, offset, limit)
 end
 
 -- ChallengeResponse: The client's second datagram.
-local function dissect_ChallengeResponse(tvb, pinfo, tree, offset, limit)
+function dissect.ChallengeResponse(tvb, pinfo, tree, offset, limit)
   -- seasoning: salt XOR pepper.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "seasoning", 4, limit - offset) end
   if HAS_TREE then tree_add(tree, F["game_protocol.challenge_response.seasoning"], tvb(offset, 4)) end
@@ -583,7 +587,7 @@ local function dissect_ChallengeResponse(tvb, pinfo, tree, offset, limit)
 end
 
 -- Packet: Every datagram after the handshake: a header and a chunk (none for ACK and close).
-local function dissect_Packet(tvb, pinfo, tree, offset, limit)
+function dissect.Packet(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   ROOT_VALUES = v
@@ -628,7 +632,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Point(tvb, pinfo, tree, offset, limit)
+function dissect.Point(tvb, pinfo, tree, offset, limit)
   local val
   -- x
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "x", 32, limit - offset) end
@@ -648,12 +652,12 @@ local function dissect_Point(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Object(tvb, pinfo, tree, offset, limit)
+function dissect.Object(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}
   -- position
   sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Position: Point") or tree
-  nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
@@ -664,7 +668,7 @@ local function dissect_Object(tvb, pinfo, tree, offset, limit)
   if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0)) end
   v.kind = val
   offset = offset + 1
-  if VS_ObjectKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS.ObjectKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   -- breakable
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "breakable", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
@@ -692,12 +696,12 @@ local function dissect_Object(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Player(tvb, pinfo, tree, offset, limit)
+function dissect.Player(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}
   -- position
   sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Position: Point") or tree
-  nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
@@ -757,7 +761,7 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
+function dissect.EntityKind(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
   -- variant
@@ -771,13 +775,13 @@ local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
   local tag_body = v.variant
   if tag_body == 0 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Object") or tree
-    nxt = dissect_Object(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Object(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Player") or tree
-    nxt = dissect_Player(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Player(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
@@ -788,7 +792,7 @@ local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Entity(tvb, pinfo, tree, offset, limit)
+function dissect.Entity(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- id
   val, n = read_rabbit(tvb, offset, limit, 2)
@@ -797,14 +801,14 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- kind
   sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Kind: EntityKind") or tree
-  nxt = dissect_EntityKind(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.EntityKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   return offset
 end
 
-local function dissect_Snapshot(tvb, pinfo, tree, offset, limit)
+function dissect.Snapshot(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   local v = {}
   -- count
@@ -817,7 +821,7 @@ local function dissect_Snapshot(tvb, pinfo, tree, offset, limit)
   n = v.count
   for _ = 1, n do
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Entities: Entity") or tree
-    nxt = dissect_Entity(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Entity(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
@@ -825,7 +829,7 @@ local function dissect_Snapshot(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_GameOver(tvb, pinfo, tree, offset, limit)
+function dissect.GameOver(tvb, pinfo, tree, offset, limit)
   local item, val
   -- won: 0: the client lost, 1: it won.
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "won", 1, limit - offset) end
@@ -836,7 +840,7 @@ local function dissect_GameOver(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
+function dissect.EventKind(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
   -- variant
@@ -850,13 +854,13 @@ local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
   local tag_body = v.variant
   if tag_body == 0 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Snapshot") or tree
-    nxt = dissect_Snapshot(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Snapshot(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: GameOver") or tree
-    nxt = dissect_GameOver(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.GameOver(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
@@ -867,7 +871,7 @@ local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Event(tvb, pinfo, tree, offset, limit)
+function dissect.Event(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- time: Tick of the event.
   val, n = read_rabbit(tvb, offset, limit, 2)
@@ -876,14 +880,14 @@ local function dissect_Event(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- kind
   sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Kind: EventKind") or tree
-  nxt = dissect_EventKind(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.EventKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   return offset
 end
 
-local function dissect_Error(tvb, pinfo, tree, offset, limit)
+function dissect.Error(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
   -- length
@@ -902,7 +906,7 @@ local function dissect_Error(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Connect(tvb, pinfo, tree, offset, limit)
+function dissect.Connect(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- player
   val, n = read_rabbit(tvb, offset, limit, 2)
@@ -911,14 +915,14 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- snapshot
   sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Snapshot: Snapshot") or tree
-  nxt = dissect_Snapshot(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Snapshot(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   return offset
 end
 
-local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
+function dissect.ResponseKind(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
   -- variant
@@ -932,13 +936,13 @@ local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
   local tag_body = v.variant
   if tag_body == 0 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Error") or tree
-    nxt = dissect_Error(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Error(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 2 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Connect") or tree
-    nxt = dissect_Connect(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Connect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
@@ -949,7 +953,7 @@ local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Response(tvb, pinfo, tree, offset, limit)
+function dissect.Response(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- channel
   val, n = read_rabbit(tvb, offset, limit, 2)
@@ -958,7 +962,7 @@ local function dissect_Response(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- kind
   sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Kind: ResponseKind") or tree
-  nxt = dissect_ResponseKind(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.ResponseKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
@@ -966,7 +970,7 @@ local function dissect_Response(tvb, pinfo, tree, offset, limit)
 end
 
 -- ServerMessage: A message from the server (the reassembled payload of a sequence sent from port 8999).
-local function dissect_ServerMessage(tvb, pinfo, tree, offset, limit)
+function dissect.ServerMessage(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
   -- variant
@@ -980,13 +984,13 @@ local function dissect_ServerMessage(tvb, pinfo, tree, offset, limit)
   local tag_body = v.variant
   if tag_body == 0 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Event") or tree
-    nxt = dissect_Event(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Event(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Response") or tree
-    nxt = dissect_Response(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Response(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
@@ -997,7 +1001,7 @@ local function dissect_ServerMessage(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_RequestKind(tvb, pinfo, tree, offset, limit)
+function dissect.RequestKind(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
   -- variant
@@ -1016,7 +1020,7 @@ local function dissect_RequestKind(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Request(tvb, pinfo, tree, offset, limit)
+function dissect.Request(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- channel
   val, n = read_rabbit(tvb, offset, limit, 2)
@@ -1025,14 +1029,14 @@ local function dissect_Request(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- kind
   sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Kind: RequestKind") or tree
-  nxt = dissect_RequestKind(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.RequestKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   return offset
 end
 
-local function dissect_Break(tvb, pinfo, tree, offset, limit)
+function dissect.Break(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
   -- is_breaking
@@ -1052,18 +1056,18 @@ local function dissect_Break(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Throw(tvb, pinfo, tree, offset, limit)
+function dissect.Throw(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- target
   sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Target: Point") or tree
-  nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
   return offset
 end
 
-local function dissect_Move(tvb, pinfo, tree, offset, limit)
+function dissect.Move(tvb, pinfo, tree, offset, limit)
   local item, val
   -- direction
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "direction", 8, limit - offset) end
@@ -1078,7 +1082,7 @@ local function dissect_Move(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Action(tvb, pinfo, tree, offset, limit)
+function dissect.Action(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
   -- variant
@@ -1092,19 +1096,19 @@ local function dissect_Action(tvb, pinfo, tree, offset, limit)
   local tag_body = v.variant
   if tag_body == 0 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Break") or tree
-    nxt = dissect_Break(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Break(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Throw") or tree
-    nxt = dissect_Throw(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Throw(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 2 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Move") or tree
-    nxt = dissect_Move(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Move(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
@@ -1116,7 +1120,7 @@ local function dissect_Action(tvb, pinfo, tree, offset, limit)
 end
 
 -- ClientMessage: A message from the client (1-bit tag, per the notes; the payload of a sequence sent to port 8999).
-local function dissect_ClientMessage(tvb, pinfo, tree, offset, limit)
+function dissect.ClientMessage(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
   -- variant
@@ -1130,13 +1134,13 @@ local function dissect_ClientMessage(tvb, pinfo, tree, offset, limit)
   local tag_body = v.variant
   if tag_body == 0 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Request") or tree
-    nxt = dissect_Request(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Request(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Body: Action") or tree
-    nxt = dissect_Action(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Action(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
@@ -1764,8 +1768,8 @@ register_text_stat("stats", "Game Protocol netcode analysis", analysis_stats)
 -- made when a frame is first dissected and kept by frame number, so re-dissection, clicks and
 -- two-pass analysis (tshark -2) all agree.
 local OPENING = {
-  client = {{ dissect_Init, "Init" }, { dissect_ChallengeResponse, "ChallengeResponse" }, },
-  server = {{ dissect_Challenge, "Challenge" }, },
+  client = {{ dissect.Init, "Init" }, { dissect.ChallengeResponse, "ChallengeResponse" }, },
+  server = {{ dissect.Challenge, "Challenge" }, },
 }
 local conversation_counts = {}
 local frame_steps = {}
@@ -1897,11 +1901,11 @@ local function reassemble(tvb, pinfo, root, v)
   local nxt, name
   if whole.side == "client" then
     name = "ClientMessage"
-    nxt = dissect_ClientMessage(wtvb, pinfo, sub, 0, size * 8)
+    nxt = dissect.ClientMessage(wtvb, pinfo, sub, 0, size * 8)
     if nxt ~= nil then nxt = ceil8(nxt) end
   else
     name = "ServerMessage"
-    nxt = dissect_ServerMessage(wtvb, pinfo, sub, 0, size * 8)
+    nxt = dissect.ServerMessage(wtvb, pinfo, sub, 0, size * 8)
     if nxt ~= nil then nxt = ceil8(nxt) end
   end
   if nxt == nil then return " [" .. name .. ", malformed]" end
@@ -1939,7 +1943,7 @@ local function dissect_message(tvb, pinfo, root)
     return entry[2]
   end
   local size = tvb:len()
-  local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
+  local offset, v = dissect.Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     if next(ROOT_VALUES) ~= nil then
       return (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, ""))

@@ -171,11 +171,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Greeting(tvb, pinfo, tree, offset, limit)
+function dissect.Greeting(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
   -- length
@@ -200,7 +202,7 @@ local function dissect_Greeting(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Room(tvb, pinfo, tree, offset, limit)
+function dissect.Room(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["lobby.room.room_id"], tvb(offset, 4)) end
   offset = offset + 4
@@ -214,7 +216,7 @@ local function dissect_Room(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
+function dissect.RoomList(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
   -- count
@@ -233,7 +235,7 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
   local arr_rooms, arr_start_rooms = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Rooms (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_rooms, tvb(offset, limit - offset < 6 and limit - offset or 6), "Rooms: Room") or arr_rooms
-    nxt = dissect_Room(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Room(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
@@ -347,10 +349,10 @@ local function dissect_message(tvb, pinfo, root)
   local offset, name
   if id == 5 then
     name = "Greeting"
-    offset = dissect_Greeting(tvb, pinfo, root, first, limit)
+    offset = dissect.Greeting(tvb, pinfo, root, first, limit)
   elseif id == 10 then
     name = "RoomList"
-    offset = dissect_RoomList(tvb, pinfo, root, first, limit)
+    offset = dissect.RoomList(tvb, pinfo, root, first, limit)
   else
     tree_add_proto_expert_info(root, E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
     return "Lobby (a game on Riptide 2.0): unknown message " .. tostring(id)

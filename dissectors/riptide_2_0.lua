@@ -119,8 +119,10 @@ local function ceil8(bits)
   return floor((bits + 7) / 8)
 end
 
--- Value strings.
-local VS_HeaderKind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.HeaderKind = {
   [0] = "Unreliable",
   [1] = "Ack",
   [2] = "AckExtra",
@@ -133,7 +135,7 @@ local VS_HeaderKind = {
   [9] = "ClientConnected",
   [10] = "ClientDisconnected",
 }
-local VS_RejectReason = {
+VS.RejectReason = {
   [0] = "NoConnection",
   [1] = "AlreadyConnected",
   [2] = "Pending",
@@ -141,7 +143,7 @@ local VS_RejectReason = {
   [4] = "Rejected",
   [5] = "Custom",
 }
-local VS_DisconnectReason = {
+VS.DisconnectReason = {
   [0] = "NeverConnected",
   [1] = "ConnectionRejected",
   [2] = "TransportError",
@@ -157,7 +159,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["riptide_2_0.header"] = ProtoField.uint8("riptide_2_0.header", "Header", base.HEX, VS_HeaderKind, nil, "Message kind.")
+F["riptide_2_0.header"] = ProtoField.uint8("riptide_2_0.header", "Header", base.HEX, VS.HeaderKind, nil, "Message kind.")
 F["riptide_2_0.body"] = ProtoField.bytes("riptide_2_0.body", "Body", base.NONE, "The layout of this kind of message.")
 F["riptide_2_0.user_message.message_id"] = ProtoField.uint16("riptide_2_0.user_message.message_id", "Message id", base.DEC, nil, nil, "The application's message id.")
 F["riptide_2_0.user_message.payload"] = ProtoField.bytes("riptide_2_0.user_message.payload", "Payload", base.NONE, "User data (described by an application schema).")
@@ -170,12 +172,12 @@ F["riptide_2_0.ack_extra.last_received_seq"] = ProtoField.uint16("riptide_2_0.ac
 F["riptide_2_0.ack_extra.acks_bitfield"] = ProtoField.uint16("riptide_2_0.ack_extra.acks_bitfield", "Acks bitfield", base.DEC, nil, nil, "Bit k: sequence last_received_seq - 1 - k was received.")
 F["riptide_2_0.ack_extra.for_seq"] = ProtoField.uint16("riptide_2_0.ack_extra.for_seq", "For seq", base.DEC, nil, nil, "The sequence id being acknowledged.")
 F["riptide_2_0.connect.custom"] = ProtoField.bytes("riptide_2_0.connect.custom", "Custom", base.NONE, "Application connect data (may be empty).")
-F["riptide_2_0.reject.reason"] = ProtoField.uint8("riptide_2_0.reject.reason", "Reason", base.HEX, VS_RejectReason, nil, "")
+F["riptide_2_0.reject.reason"] = ProtoField.uint8("riptide_2_0.reject.reason", "Reason", base.HEX, VS.RejectReason, nil, "")
 F["riptide_2_0.reject.custom"] = ProtoField.bytes("riptide_2_0.reject.custom", "Custom", base.NONE, "Application data, with reason Custom.")
 F["riptide_2_0.client_heartbeat.ping_id"] = ProtoField.uint8("riptide_2_0.client_heartbeat.ping_id", "Ping id", base.DEC, nil, nil, "")
 F["riptide_2_0.client_heartbeat.rtt"] = ProtoField.int16("riptide_2_0.client_heartbeat.rtt", "Rtt", base.DEC, nil, nil, "Last round-trip time in ms (-1 when unknown).")
 F["riptide_2_0.server_heartbeat.ping_id"] = ProtoField.uint8("riptide_2_0.server_heartbeat.ping_id", "Ping id", base.DEC, nil, nil, "")
-F["riptide_2_0.server_disconnect.reason"] = ProtoField.uint8("riptide_2_0.server_disconnect.reason", "Reason", base.HEX, VS_DisconnectReason, nil, "")
+F["riptide_2_0.server_disconnect.reason"] = ProtoField.uint8("riptide_2_0.server_disconnect.reason", "Reason", base.HEX, VS.DisconnectReason, nil, "")
 F["riptide_2_0.server_disconnect.custom"] = ProtoField.bytes("riptide_2_0.server_disconnect.custom", "Custom", base.NONE, "Application data, when Kicked with data.")
 F["riptide_2_0.client_id.sequence_id"] = ProtoField.uint16("riptide_2_0.client_id.sequence_id", "Sequence id", base.DEC, nil, nil, "Reliable sequence number.")
 F["riptide_2_0.client_id.client_id"] = ProtoField.uint16("riptide_2_0.client_id.client_id", "Client id", base.DEC, nil, nil, "")
@@ -420,12 +422,17 @@ local function fact_ping(id, reply)
   FACTS.ping, FACTS.ping_id, FACTS.ping_reply = true, id, reply
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
+-- Each switch's case table (`CASES.<Type>_<switch>`: tag to name and function), by the
+-- function that reads it.
+local CASES = {}
 
 -- UserMessage: An unreliable user message.
-local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
+function dissect.UserMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- message_id: The application's message id.
@@ -446,7 +453,7 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- Ack: Acknowledges the last received sequence id and the 16 before it.
-local function dissect_Ack(tvb, pinfo, tree, offset, limit)
+function dissect.Ack(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
   -- last_received_seq
@@ -470,7 +477,7 @@ local function dissect_Ack(tvb, pinfo, tree, offset, limit)
 end
 
 -- AckExtra: An Ack for a sequence id other than the last received one.
-local function dissect_AckExtra(tvb, pinfo, tree, offset, limit)
+function dissect.AckExtra(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "last_received_seq", 2, limit - offset) end
@@ -493,7 +500,7 @@ local function dissect_AckExtra(tvb, pinfo, tree, offset, limit)
 end
 
 -- Connect: A connection attempt; empty from the server, it means "pending".
-local function dissect_Connect(tvb, pinfo, tree, offset, limit)
+function dissect.Connect(tvb, pinfo, tree, offset, limit)
   local item, n
   -- custom: Application connect data (may be empty).
   n = limit - offset
@@ -504,7 +511,7 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
 end
 
 -- Reject: Connection rejected.
-local function dissect_Reject(tvb, pinfo, tree, offset, limit)
+function dissect.Reject(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- reason
@@ -513,7 +520,7 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["riptide_2_0.reject.reason"], range)
   val = range_le_uint(range)
   v.reason = val
-  if VS_RejectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
+  if VS.RejectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
   offset = offset + 1
   -- custom: Application data, with reason Custom.
   n = limit - offset
@@ -523,7 +530,7 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
+function dissect.ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
   -- ping_id
@@ -542,7 +549,7 @@ local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
+function dissect.ServerHeartbeat(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
   -- ping_id
@@ -558,19 +565,19 @@ local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
 end
 
 -- Heartbeat: Keep-alive; the client's carries its round-trip time, the server's reply only the ping id.
-local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
+function dissect.Heartbeat(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- form
   local tag_form = (limit - offset)
   if tag_form == 3 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Form: Client") or tree
-    nxt = dissect_ClientHeartbeat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.ClientHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_form == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Form: Server") or tree
-    nxt = dissect_ServerHeartbeat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.ServerHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -581,7 +588,7 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
+function dissect.ServerDisconnect(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- reason
@@ -590,7 +597,7 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["riptide_2_0.server_disconnect.reason"], range)
   val = range_le_uint(range)
   v.reason = val
-  if VS_DisconnectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
+  if VS.DisconnectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
   offset = offset + 1
   -- custom: Application data, when Kicked with data.
   n = limit - offset
@@ -601,13 +608,13 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
 end
 
 -- Disconnect: From the client, the header byte alone; from the server, a reason.
-local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
+function dissect.Disconnect(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- form
   local tag_form = (limit - offset)
   if tag_form ~= 0 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Form: Server") or tree
-    nxt = dissect_ServerDisconnect(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.ServerDisconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -616,7 +623,7 @@ local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
 end
 
 -- ReliableUserMessage: A reliable user message.
-local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
+function dissect.ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- sequence_id: Reliable sequence number.
@@ -646,7 +653,7 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- ClientId: Welcome, ClientConnected and ClientDisconnected.
-local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
+function dissect.ClientId(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
   -- sequence_id: Reliable sequence number.
@@ -666,22 +673,22 @@ end
 
 -- The cases of `body` by tag: the label each is shown under and the function that
 -- reads it.
-local CASES_Message_body = {
-  [0] = { "Body: Unreliable", dissect_UserMessage },
-  [1] = { "Body: Ack", dissect_Ack },
-  [2] = { "Body: AckExtra", dissect_AckExtra },
-  [3] = { "Body: Connect", dissect_Connect },
-  [4] = { "Body: Reject", dissect_Reject },
-  [5] = { "Body: Heartbeat", dissect_Heartbeat },
-  [6] = { "Body: Disconnect", dissect_Disconnect },
-  [7] = { "Body: Reliable", dissect_ReliableUserMessage },
-  [8] = { "Body: Welcome", dissect_ClientId },
-  [9] = { "Body: ClientConnected", dissect_ClientId },
-  [10] = { "Body: ClientDisconnected", dissect_ClientId },
+CASES.Message_body = {
+  [0] = { "Body: Unreliable", dissect.UserMessage },
+  [1] = { "Body: Ack", dissect.Ack },
+  [2] = { "Body: AckExtra", dissect.AckExtra },
+  [3] = { "Body: Connect", dissect.Connect },
+  [4] = { "Body: Reject", dissect.Reject },
+  [5] = { "Body: Heartbeat", dissect.Heartbeat },
+  [6] = { "Body: Disconnect", dissect.Disconnect },
+  [7] = { "Body: Reliable", dissect.ReliableUserMessage },
+  [8] = { "Body: Welcome", dissect.ClientId },
+  [9] = { "Body: ClientConnected", dissect.ClientId },
+  [10] = { "Body: ClientDisconnected", dissect.ClientId },
 }
 
 -- Message: One Riptide 2.0 message.
-local function dissect_Message(tvb, pinfo, tree, offset, limit)
+function dissect.Message(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   ROOT_VALUES = v
@@ -691,11 +698,11 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["riptide_2_0.header"], range)
   val = range_le_uint(range)
   v.header = val
-  if VS_HeaderKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("header %d is not named by the schema", val)) end
+  if VS.HeaderKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("header %d is not named by the schema", val)) end
   offset = offset + 1
   -- body: The layout of this kind of message.
   local tag_body = v.header
-  local case_body = CASES_Message_body[tag_body]
+  local case_body = CASES.Message_body[tag_body]
   if case_body ~= nil then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_body[1]) or tree
     nxt = case_body[2](tvb, pinfo, sub, offset, limit)
@@ -1333,10 +1340,10 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset, v = dissect_Message(tvb, pinfo, root, 0, size)
+  local offset, v = dissect.Message(tvb, pinfo, root, 0, size)
   if offset == nil then
     if next(ROOT_VALUES) ~= nil then
-      return (ROOT_VALUES.header == nil and "?" or enum_name(VS_HeaderKind, ROOT_VALUES.header, "Unknown (0x%02x)"))
+      return (ROOT_VALUES.header == nil and "?" or enum_name(VS.HeaderKind, ROOT_VALUES.header, "Unknown (0x%02x)"))
         .. " [malformed]"
     end
     return "Riptide 2.0 [malformed]"
@@ -1344,7 +1351,7 @@ local function dissect_message(tvb, pinfo, root)
   if offset < size then
     tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
-  return enum_name(VS_HeaderKind, v.header, "Unknown (0x%02x)")
+  return enum_name(VS.HeaderKind, v.header, "Unknown (0x%02x)")
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.

@@ -209,8 +209,10 @@ local function leb128_reader(read)
 end
 local read_leb128 = leb128_reader(read_bits)
 
--- Value strings.
-local VS_HeaderKind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.HeaderKind = {
   [0] = "Unreliable",
   [1] = "Ack",
   [2] = "Connect",
@@ -223,14 +225,14 @@ local VS_HeaderKind = {
   [9] = "ClientConnected",
   [10] = "ClientDisconnected",
 }
-local VS_RejectReason = {
+VS.RejectReason = {
   [0] = "NoConnection",
   [1] = "AlreadyConnected",
   [2] = "ServerFull",
   [3] = "Rejected",
   [4] = "Custom",
 }
-local VS_DisconnectReason = {
+VS.DisconnectReason = {
   [0] = "NeverConnected",
   [1] = "ConnectionRejected",
   [2] = "TransportError",
@@ -247,7 +249,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["riptide_2_1.header"] = ProtoField.uint8("riptide_2_1.header", "Header", base.HEX, VS_HeaderKind, nil, "Message kind (bits 0-3).")
+F["riptide_2_1.header"] = ProtoField.uint8("riptide_2_1.header", "Header", base.HEX, VS.HeaderKind, nil, "Message kind (bits 0-3).")
 F["riptide_2_1.user_message.message_id"] = ProtoField.uint64("riptide_2_1.user_message.message_id", "Message id", base.DEC, nil, nil, "The application's message id (VarULong at bit 4).")
 F["riptide_2_1.user_message.payload"] = ProtoField.bytes("riptide_2_1.user_message.payload", "Payload", base.NONE, "User data (described by an application schema).")
 F["riptide_2_1.reliable_user_message.sequence_id"] = ProtoField.uint16("riptide_2_1.reliable_user_message.sequence_id", "Sequence id", base.DEC, nil, nil, "Reliable sequence number (bits 4-19).")
@@ -262,12 +264,12 @@ F["riptide_2_1.ack.received_bits"] = ProtoField.uint16("riptide_2_1.ack.received
 F["riptide_2_1.ack.has_for_seq"] = ProtoField.bool("riptide_2_1.ack.has_for_seq", "Has for seq", base.NONE, nil, nil, "Bit 36.")
 F["riptide_2_1.ack.for_seq"] = ProtoField.uint16("riptide_2_1.ack.for_seq", "For seq", base.DEC, nil, nil, "Bits 37-52. Always written by 2.1.x (a library bug fixed in 2.2); equal to last_received_seq when has_for_seq is false.")
 F["riptide_2_1.connect.custom"] = ProtoField.bytes("riptide_2_1.connect.custom", "Custom", base.NONE, "Application connect data.")
-F["riptide_2_1.reject.reason"] = ProtoField.uint8("riptide_2_1.reject.reason", "Reason", base.HEX, VS_RejectReason, nil, "")
+F["riptide_2_1.reject.reason"] = ProtoField.uint8("riptide_2_1.reject.reason", "Reason", base.HEX, VS.RejectReason, nil, "")
 F["riptide_2_1.reject.custom"] = ProtoField.bytes("riptide_2_1.reject.custom", "Custom", base.NONE, "Application data, with reason Custom.")
 F["riptide_2_1.client_heartbeat.ping_id"] = ProtoField.uint8("riptide_2_1.client_heartbeat.ping_id", "Ping id", base.DEC, nil, nil, "")
 F["riptide_2_1.client_heartbeat.rtt"] = ProtoField.int16("riptide_2_1.client_heartbeat.rtt", "Rtt", base.DEC, nil, nil, "Last round-trip time in ms (-1 when unknown).")
 F["riptide_2_1.server_heartbeat.ping_id"] = ProtoField.uint8("riptide_2_1.server_heartbeat.ping_id", "Ping id", base.DEC, nil, nil, "")
-F["riptide_2_1.server_disconnect.reason"] = ProtoField.uint8("riptide_2_1.server_disconnect.reason", "Reason", base.HEX, VS_DisconnectReason, nil, "")
+F["riptide_2_1.server_disconnect.reason"] = ProtoField.uint8("riptide_2_1.server_disconnect.reason", "Reason", base.HEX, VS.DisconnectReason, nil, "")
 F["riptide_2_1.server_disconnect.custom"] = ProtoField.bytes("riptide_2_1.server_disconnect.custom", "Custom", base.NONE, "Application data, when Kicked with data (and the padding).")
 F["riptide_2_1.client_id.sequence_id"] = ProtoField.uint16("riptide_2_1.client_id.sequence_id", "Sequence id", base.DEC, nil, nil, "Bits 4-19.")
 F["riptide_2_1.client_id.client_id"] = ProtoField.uint16("riptide_2_1.client_id.client_id", "Client id", base.DEC, nil, nil, "Bits 20-35.")
@@ -509,12 +511,17 @@ local function fact_ping(id, reply)
   FACTS.ping, FACTS.ping_id, FACTS.ping_reply = true, id, reply
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
+-- Each switch's case table (`CASES.<Type>_<switch>`: tag to name and function), by the
+-- function that reads it.
+local CASES = {}
 
 -- UserMessage: An unreliable user message.
-local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
+function dissect.UserMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
   -- message_id: The application's message id (VarULong at bit 4).
@@ -534,7 +541,7 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- Ack: Always 53 bits in 2.1.x.
-local function dissect_Ack(tvb, pinfo, tree, offset, limit)
+function dissect.Ack(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
   -- last_received_seq: Bits 4-19.
@@ -572,7 +579,7 @@ local function dissect_Ack(tvb, pinfo, tree, offset, limit)
 end
 
 -- Connect: A connection attempt.
-local function dissect_Connect(tvb, pinfo, tree, offset, limit)
+function dissect.Connect(tvb, pinfo, tree, offset, limit)
   local item
   -- custom: Application connect data.
   item = tree_add(tree, F["riptide_2_1.connect.custom"], bit_range(tvb, offset, limit - offset))
@@ -582,7 +589,7 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
 end
 
 -- Reject: Connection rejected.
-local function dissect_Reject(tvb, pinfo, tree, offset, limit)
+function dissect.Reject(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
   -- reason
@@ -592,7 +599,7 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.reason = val
   offset = offset + 8
-  if VS_RejectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
+  if VS.RejectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
   -- custom: Application data, with reason Custom.
   item = tree_add(tree, F["riptide_2_1.reject.custom"], bit_range(tvb, offset, limit - offset))
   label_bit_string(item, "Custom", tvb, offset, limit)
@@ -600,7 +607,7 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
+function dissect.ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
   -- ping_id
@@ -622,7 +629,7 @@ local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
+function dissect.ServerHeartbeat(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
   -- ping_id
@@ -638,19 +645,19 @@ local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
 end
 
 -- Heartbeat: The client's carries its round-trip time (4 bytes); the server's reply only the ping id (2 bytes).
-local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
+function dissect.Heartbeat(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- form
   local tag_form = tvb:len()
   if tag_form == 4 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Form: Client") or tree
-    nxt = dissect_ClientHeartbeat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.ClientHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
   elseif tag_form == 2 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Form: Server") or tree
-    nxt = dissect_ServerHeartbeat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.ServerHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
@@ -661,7 +668,7 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
+function dissect.ServerDisconnect(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
   -- reason
@@ -671,7 +678,7 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.reason = val
   offset = offset + 8
-  if VS_DisconnectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
+  if VS.DisconnectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
   if (v.reason == 80) then tree_add_proto_expert_info(item, E.quirk, "Riptide 2.1 library bug: a stopping server sends the raw bytes 05 05, which read as reason 80; it means ServerStopped") end
   -- custom: Application data, when Kicked with data (and the padding).
   item = tree_add(tree, F["riptide_2_1.server_disconnect.custom"], bit_range(tvb, offset, limit - offset))
@@ -681,13 +688,13 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
 end
 
 -- Disconnect: From the client, the header alone (1 byte); from the server, a reason.
-local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
+function dissect.Disconnect(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- form
   local tag_form = tvb:len()
   if tag_form ~= 1 then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Form: Server") or tree
-    nxt = dissect_ServerDisconnect(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.ServerDisconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
@@ -696,7 +703,7 @@ local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
 end
 
 -- Notify: A notify message; no message id (the document wrongly adds one).
-local function dissect_Notify(tvb, pinfo, tree, offset, limit)
+function dissect.Notify(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
   -- last_received_seq: Bits 4-19.
@@ -732,7 +739,7 @@ local function dissect_Notify(tvb, pinfo, tree, offset, limit)
 end
 
 -- ReliableUserMessage: A reliable user message.
-local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
+function dissect.ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
   -- sequence_id: Reliable sequence number (bits 4-19).
@@ -761,7 +768,7 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- ClientId: Welcome, ClientConnected and ClientDisconnected.
-local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
+function dissect.ClientId(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
   -- sequence_id: Bits 4-19.
@@ -784,22 +791,22 @@ end
 
 -- The cases of `body` by tag: the label each is shown under and the function that
 -- reads it.
-local CASES_Message_body = {
-  [0] = { "Body: Unreliable", dissect_UserMessage },
-  [1] = { "Body: Ack", dissect_Ack },
-  [2] = { "Body: Connect", dissect_Connect },
-  [3] = { "Body: Reject", dissect_Reject },
-  [4] = { "Body: Heartbeat", dissect_Heartbeat },
-  [5] = { "Body: Disconnect", dissect_Disconnect },
-  [6] = { "Body: Notify", dissect_Notify },
-  [7] = { "Body: Reliable", dissect_ReliableUserMessage },
-  [8] = { "Body: Welcome", dissect_ClientId },
-  [9] = { "Body: ClientConnected", dissect_ClientId },
-  [10] = { "Body: ClientDisconnected", dissect_ClientId },
+CASES.Message_body = {
+  [0] = { "Body: Unreliable", dissect.UserMessage },
+  [1] = { "Body: Ack", dissect.Ack },
+  [2] = { "Body: Connect", dissect.Connect },
+  [3] = { "Body: Reject", dissect.Reject },
+  [4] = { "Body: Heartbeat", dissect.Heartbeat },
+  [5] = { "Body: Disconnect", dissect.Disconnect },
+  [6] = { "Body: Notify", dissect.Notify },
+  [7] = { "Body: Reliable", dissect.ReliableUserMessage },
+  [8] = { "Body: Welcome", dissect.ClientId },
+  [9] = { "Body: ClientConnected", dissect.ClientId },
+  [10] = { "Body: ClientDisconnected", dissect.ClientId },
 }
 
 -- Message: One Riptide 2.1 message.
-local function dissect_Message(tvb, pinfo, tree, offset, limit)
+function dissect.Message(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
   -- header: Message kind (bits 0-3).
@@ -809,10 +816,10 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 3)) end
   v.header = val
   offset = offset + 4
-  if VS_HeaderKind[val] == nil then tree_add_proto_expert_info(item, E.invalid, fmt("header %d is not allowed", val)) end
+  if VS.HeaderKind[val] == nil then tree_add_proto_expert_info(item, E.invalid, fmt("header %d is not allowed", val)) end
   -- body: The layout of this kind of message.
   local tag_body = v.header
-  local case_body = CASES_Message_body[tag_body]
+  local case_body = CASES.Message_body[tag_body]
   if case_body ~= nil then
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), case_body[1]) or tree
     nxt = case_body[2](tvb, pinfo, sub, offset, limit)
@@ -1449,13 +1456,13 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len() * 8
-  local offset, v = dissect_Message(tvb, pinfo, root, 0, size)
+  local offset, v = dissect.Message(tvb, pinfo, root, 0, size)
   if offset == nil then return "Riptide 2.1 [malformed]" end
   -- Only the zero padding of the last byte may follow.
   if size - offset >= 8 or (size > offset and read_bits(tvb, offset, size - offset) ~= 0) then
     tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bits after the message", size - offset))
   end
-  return enum_name(VS_HeaderKind, v.header, "Unknown (0x%02x)")
+  return enum_name(VS.HeaderKind, v.header, "Unknown (0x%02x)")
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.

@@ -241,8 +241,10 @@ end
 -- crc16-ccitt-false: width 16, poly 0x1021, init 0xffff, refin false, refout false, xorout 0x0.
 local crc_crc16_ccitt_false = wiregen_crc("crc16-ccitt-false", 16, 0x1021, 0xffff, false, false, 0x0)
 
--- Value strings.
-local VS_Command = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.Command = {
   [1] = "REQ_LOGIN",
   [2] = "RES_LOGIN",
   [3] = "REQ_JOIN_ROOM",
@@ -265,7 +267,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
 F["rtype.magic"] = ProtoField.uint16("rtype.magic", "Magic", base.HEX, nil, nil, "Protocol identifier; packets with another value are dropped.")
-F["rtype.command"] = ProtoField.uint8("rtype.command", "Command", base.HEX, VS_Command, nil, "Type of payload.")
+F["rtype.command"] = ProtoField.uint8("rtype.command", "Command", base.HEX, VS.Command, nil, "Type of payload.")
 F["rtype.flags"] = ProtoField.uint8("rtype.flags", "Flags", base.HEX, nil, nil, "Packet behaviour.")
 F["rtype.flags.reliable"] = ProtoField.bool("rtype.flags.reliable", "RELIABLE", 8, nil, 0x1, "The receiver must acknowledge this packet.")
 F["rtype.flags.is_fragment"] = ProtoField.bool("rtype.flags.is_fragment", "IS_FRAGMENT", 8, nil, 0x2, "The payload is part of a larger message.")
@@ -551,15 +553,17 @@ local function fact_ack(channel, number, part, cumulative)
   FACTS.ack_ch[i], FACTS.ack_n[i], FACTS.ack_part[i], FACTS.ack_cum[i] = channel, number, part, cumulative
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
 -- Flag names, for the Info column.
 local FN_PacketFlags = { { 1, "RELIABLE" }, { 2, "IS_FRAGMENT" }, { 4, "IS_ACK" }, { 8, "IS_ERROR" } }
 
 -- ReqLogin: Client login request.
-local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
+function dissect.ReqLogin(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- username_len: Length of the user name in bytes (at most 32).
@@ -590,7 +594,7 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
 end
 
 -- ResLogin: Server answer to a login.
-local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
+function dissect.ResLogin(tvb, pinfo, tree, offset, limit)
   -- success: 1 when the login was accepted.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype.res_login.success"], tvb(offset, 1)) end
@@ -607,7 +611,7 @@ local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
 end
 
 -- ReqJoinRoom: Client asks to join a room.
-local function dissect_ReqJoinRoom(tvb, pinfo, tree, offset, limit)
+function dissect.ReqJoinRoom(tvb, pinfo, tree, offset, limit)
   -- room_id: The room to join.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype.req_join_room.room_id"], tvb(offset, 4)) end
@@ -616,7 +620,7 @@ local function dissect_ReqJoinRoom(tvb, pinfo, tree, offset, limit)
 end
 
 -- CInput: Client input state.
-local function dissect_CInput(tvb, pinfo, tree, offset, limit)
+function dissect.CInput(tvb, pinfo, tree, offset, limit)
   local item, range
   -- input_mask: Buttons held.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "input_mask", 1, limit - offset) end
@@ -632,7 +636,7 @@ local function dissect_CInput(tvb, pinfo, tree, offset, limit)
 end
 
 -- EntityState: One entity's position.
-local function dissect_EntityState(tvb, pinfo, tree, offset, limit)
+function dissect.EntityState(tvb, pinfo, tree, offset, limit)
   -- entity_id: Entity id.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype.entity_state.entity_id"], tvb(offset, 4)) end
@@ -653,14 +657,14 @@ local function dissect_EntityState(tvb, pinfo, tree, offset, limit)
 end
 
 -- SEntityState: World update.
-local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
+function dissect.SEntityState(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- entities: Entity records, back to back to the end of the payload.
   local arr_entities, count_entities = VISIBLE and tree_add(tree, tvb(offset, limit - offset), "Entities") or tree, 0
   while offset < limit do
     count_entities = count_entities + 1
     sub = VISIBLE and tree_add(arr_entities, tvb(offset, limit - offset < 9 and limit - offset or 9), "Entities: EntityState") or arr_entities
-    nxt = dissect_EntityState(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.EntityState(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
@@ -670,35 +674,35 @@ end
 
 -- payload: the case tag_payload picks, in the n bytes at offset (of a packet, or of a
 -- reassembled payload).
-local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
+function dissect.Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
   local item, sub, nxt, val
   if tag_payload == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Payload: ReqLogin") or tree
-    nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
+    nxt, val = dissect.ReqLogin(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 2 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Payload: ResLogin") or tree
-    nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
+    nxt, val = dissect.ResLogin(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 3 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Payload: ReqJoinRoom") or tree
-    nxt, val = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
+    nxt, val = dissect.ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 16 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Payload: CInput") or tree
-    nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
+    nxt, val = dissect.CInput(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 17 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Payload: SEntityState") or tree
-    nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
+    nxt, val = dissect.SEntityState(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
@@ -730,7 +734,7 @@ end
 local cs_at_checksum, cs_item_checksum
 
 -- Packet: One RTP datagram.
-local function dissect_Packet(tvb, pinfo, tree, offset, limit)
+function dissect.Packet(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, val, range
   local v = {}
@@ -752,7 +756,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["rtype.command"], range)
   val = range_le_uint(range)
   v.command = val
-  if VS_Command[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("command %d is not named by the schema", val)) end
+  if VS.Command[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("command %d is not named by the schema", val)) end
   offset = offset + 1
   -- flags: Packet behaviour.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
@@ -823,7 +827,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
     if n == 0 then tree_set_text(item, "Payload: <empty>") end
     v.payload = n
   else
-    if dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v) == nil then return nil end
+    if dissect.Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v) == nil then return nil end
   end
   offset = offset + n
   verify_Packet_checksum(tvb, start, offset, cs_at_checksum, cs_item_checksum)
@@ -838,7 +842,7 @@ end
 -- A reassembled payload, decoded like the switch of one whole message, by the tag of the
 -- packet that completed it.
 local function dissect_whole(tvb, pinfo, tree, v)
-  return dissect_Packet_payload(tvb, pinfo, tree, 0, tvb:len(), v.command, {})
+  return dissect.Packet_payload(tvb, pinfo, tree, 0, tvb:len(), v.command, {})
 end
 
 -- A statistic printed as text: `tshark -z rtype,<arg>` and, in Wireshark, an item of
@@ -1587,11 +1591,11 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
+  local offset, v = dissect.Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     if cs_item_checksum ~= nil then verify_Packet_checksum(tvb, 0, size, cs_at_checksum, cs_item_checksum) end
     if next(ROOT_VALUES) ~= nil then
-      return (ROOT_VALUES.command == nil and "?" or enum_name(VS_Command, ROOT_VALUES.command, "Unknown (0x%02x)"))
+      return (ROOT_VALUES.command == nil and "?" or enum_name(VS.Command, ROOT_VALUES.command, "Unknown (0x%02x)"))
         .. " seq="
         .. (ROOT_VALUES.sequence == nil and "?" or int_text(ROOT_VALUES.sequence))
         .. " ack="
@@ -1605,7 +1609,7 @@ local function dissect_message(tvb, pinfo, root)
     tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
-  return enum_name(VS_Command, v.command, "Unknown (0x%02x)")
+  return enum_name(VS.Command, v.command, "Unknown (0x%02x)")
     .. " seq="
     .. int_text(v.sequence)
     .. " ack="

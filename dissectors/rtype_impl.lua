@@ -244,8 +244,10 @@ end
 -- crc16-ccitt-false: width 16, poly 0x1021, init 0xffff, refin false, refout false, xorout 0x0.
 local crc_crc16_ccitt_false = wiregen_crc("crc16-ccitt-false", 16, 0x1021, 0xffff, false, false, 0x0)
 
--- Value strings.
-local VS_Command = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.Command = {
   [1] = "REQ_LOGIN",
   [2] = "RES_LOGIN",
   [16] = "C_INPUT",
@@ -267,13 +269,13 @@ local VS_Command = {
   [14] = "LOBBY_STATE_UPDATE",
   [18] = "SERVER_ASSIGN_PLAYER_ID",
 }
-local VS_DeltaOp = {
+VS.DeltaOp = {
   [0] = "ADD_ENTITY",
   [1] = "REMOVE_ENTITY",
   [2] = "SET_COMPONENT",
   [3] = "REMOVE_COMPONENT",
 }
-local VS_ComponentType = {
+VS.ComponentType = {
   [0] = "BULLET",
   [1] = "CONTROLLABLE",
   [2] = "ENEMY",
@@ -287,7 +289,7 @@ local VS_ComponentType = {
   [10] = "TAG",
   [11] = "TRANSFORM",
 }
-local VS_PatternKind = {
+VS.PatternKind = {
   [0] = "STRAIGHT",
   [1] = "SINE",
   [2] = "ZIG_ZAG",
@@ -305,7 +307,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
 F["rtype_impl.magic"] = ProtoField.uint16("rtype_impl.magic", "Magic", base.HEX, nil, nil, "Protocol identifier; packets with another value are dropped.")
-F["rtype_impl.command"] = ProtoField.uint8("rtype_impl.command", "Command", base.HEX, VS_Command, nil, "Type of payload.")
+F["rtype_impl.command"] = ProtoField.uint8("rtype_impl.command", "Command", base.HEX, VS.Command, nil, "Type of payload.")
 F["rtype_impl.flags"] = ProtoField.uint8("rtype_impl.flags", "Flags", base.HEX, nil, nil, "Packet behaviour.")
 F["rtype_impl.flags.reliable"] = ProtoField.bool("rtype_impl.flags.reliable", "RELIABLE", 8, nil, 0x1, "The receiver must acknowledge this packet.")
 F["rtype_impl.flags.is_fragment"] = ProtoField.bool("rtype_impl.flags.is_fragment", "IS_FRAGMENT", 8, nil, 0x2, "The payload is part of a larger message.")
@@ -342,12 +344,12 @@ F["rtype_impl.entity_state.x"] = ProtoField.uint16("rtype_impl.entity_state.x", 
 F["rtype_impl.entity_state.y"] = ProtoField.uint16("rtype_impl.entity_state.y", "Y", base.DEC, nil, nil, "Vertical position.")
 F["rtype_impl.entity_state.type"] = ProtoField.uint8("rtype_impl.entity_state.type", "Type", base.DEC, nil, nil, "Entity kind.")
 F["rtype_impl.req_logout.player_id"] = ProtoField.uint32("rtype_impl.req_logout.player_id", "Player id", base.DEC, nil, nil, "The player leaving.")
-F["rtype_impl.delta_entry.op"] = ProtoField.uint8("rtype_impl.delta_entry.op", "Op", base.HEX, VS_DeltaOp, nil, "")
+F["rtype_impl.delta_entry.op"] = ProtoField.uint8("rtype_impl.delta_entry.op", "Op", base.HEX, VS.DeltaOp, nil, "")
 F["rtype_impl.delta_entry.entity_id"] = ProtoField.uint32("rtype_impl.delta_entry.entity_id", "Entity id", base.DEC, nil, nil, "")
-F["rtype_impl.set_component.component_type"] = ProtoField.uint8("rtype_impl.set_component.component_type", "Component type", base.HEX, VS_ComponentType, nil, "")
+F["rtype_impl.set_component.component_type"] = ProtoField.uint8("rtype_impl.set_component.component_type", "Component type", base.HEX, VS.ComponentType, nil, "")
 F["rtype_impl.set_component.data_size"] = ProtoField.uint16("rtype_impl.set_component.data_size", "Data size", base.DEC, nil, nil, "")
 F["rtype_impl.set_component.data"] = ProtoField.bytes("rtype_impl.set_component.data", "Data", base.NONE, "The component's value, by its type.")
-F["rtype_impl.remove_component.component_type"] = ProtoField.uint8("rtype_impl.remove_component.component_type", "Component type", base.HEX, VS_ComponentType, nil, "")
+F["rtype_impl.remove_component.component_type"] = ProtoField.uint8("rtype_impl.remove_component.component_type", "Component type", base.HEX, VS.ComponentType, nil, "")
 F["rtype_impl.controllable.speed"] = ProtoField.float("rtype_impl.controllable.speed", "Speed", nil, "")
 F["rtype_impl.shooter.timer"] = ProtoField.float("rtype_impl.shooter.timer", "Timer", nil, "Seconds until the next shot.")
 F["rtype_impl.health.hp"] = ProtoField.int32("rtype_impl.health.hp", "Hp", base.DEC, nil, nil, "")
@@ -361,7 +363,7 @@ F["rtype_impl.player_component.id"] = ProtoField.uint8("rtype_impl.player_compon
 F["rtype_impl.player_component.shoot_cooldown"] = ProtoField.float("rtype_impl.player_component.shoot_cooldown", "Shoot cooldown", nil, "")
 F["rtype_impl.replicated.tag"] = ProtoField.uint32("rtype_impl.replicated.tag", "Tag", base.DEC, nil, nil, "")
 F["rtype_impl.replicated.last_update_tick"] = ProtoField.uint64("rtype_impl.replicated.last_update_tick", "Last update tick", base.DEC, nil, nil, "")
-F["rtype_impl.movement_pattern.kind"] = ProtoField.int32("rtype_impl.movement_pattern.kind", "Kind", base.DEC, VS_PatternKind, nil, "")
+F["rtype_impl.movement_pattern.kind"] = ProtoField.int32("rtype_impl.movement_pattern.kind", "Kind", base.DEC, VS.PatternKind, nil, "")
 F["rtype_impl.movement_pattern.speed"] = ProtoField.float("rtype_impl.movement_pattern.speed", "Speed", nil, "")
 F["rtype_impl.movement_pattern.amplitude"] = ProtoField.float("rtype_impl.movement_pattern.amplitude", "Amplitude", nil, "")
 F["rtype_impl.movement_pattern.frequency"] = ProtoField.float("rtype_impl.movement_pattern.frequency", "Frequency", nil, "")
@@ -654,15 +656,20 @@ local function fact_ack(channel, number, part, cumulative)
   FACTS.ack_ch[i], FACTS.ack_n[i], FACTS.ack_part[i], FACTS.ack_cum[i] = channel, number, part, cumulative
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
+-- Each switch's case table (`CASES.<Type>_<switch>`: tag to name and function), by the
+-- function that reads it.
+local CASES = {}
 
 -- Flag names, for the Info column.
 local FN_PacketFlags = { { 1, "RELIABLE" }, { 2, "IS_FRAGMENT" }, { 4, "IS_ACK" }, { 8, "IS_ERROR" } }
 
 -- ReqLogin: Client login request.
-local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
+function dissect.ReqLogin(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- username_len: Length of the user name in bytes (at most 32).
@@ -693,7 +700,7 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
 end
 
 -- ResLogin: Server answer to a login.
-local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
+function dissect.ResLogin(tvb, pinfo, tree, offset, limit)
   -- success: 1 when the login was accepted.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.res_login.success"], tvb(offset, 1)) end
@@ -710,7 +717,7 @@ local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
 end
 
 -- CInput: Client input state, stamped with the client's tick.
-local function dissect_CInput(tvb, pinfo, tree, offset, limit)
+function dissect.CInput(tvb, pinfo, tree, offset, limit)
   local item, range
   -- client_tick: The client's simulation tick.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "client_tick", 4, limit - offset) end
@@ -729,14 +736,14 @@ local function dissect_CInput(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Controllable(tvb, pinfo, tree, offset, limit)
+function dissect.Controllable(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "speed", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.controllable.speed"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
-local function dissect_Shooter(tvb, pinfo, tree, offset, limit)
+function dissect.Shooter(tvb, pinfo, tree, offset, limit)
   -- timer: Seconds until the next shot.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "timer", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.shooter.timer"], tvb(offset, 4)) end
@@ -744,7 +751,7 @@ local function dissect_Shooter(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Health(tvb, pinfo, tree, offset, limit)
+function dissect.Health(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "hp", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.health.hp"], tvb(offset, 4)) end
   offset = offset + 4
@@ -757,7 +764,7 @@ local function dissect_Health(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Hitbox(tvb, pinfo, tree, offset, limit)
+function dissect.Hitbox(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "width", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.hitbox.width"], tvb(offset, 4)) end
   offset = offset + 4
@@ -773,7 +780,7 @@ local function dissect_Hitbox(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_PlayerComponent(tvb, pinfo, tree, offset, limit)
+function dissect.PlayerComponent(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "id", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.player_component.id"], tvb(offset, 1)) end
   offset = offset + 1
@@ -783,7 +790,7 @@ local function dissect_PlayerComponent(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Replicated(tvb, pinfo, tree, offset, limit)
+function dissect.Replicated(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "tag", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.replicated.tag"], tvb(offset, 4)) end
   offset = offset + 4
@@ -793,7 +800,7 @@ local function dissect_Replicated(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_MovementPattern(tvb, pinfo, tree, offset, limit)
+function dissect.MovementPattern(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
   -- kind
@@ -802,7 +809,7 @@ local function dissect_MovementPattern(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["rtype_impl.movement_pattern.kind"], range)
   val = range_le_int(range)
   v.kind = val
-  if VS_PatternKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS.PatternKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "speed", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.movement_pattern.speed"], tvb(offset, 4)) end
@@ -822,7 +829,7 @@ local function dissect_MovementPattern(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Stats(tvb, pinfo, tree, offset, limit)
+function dissect.Stats(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "score", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.stats.score"], tvb(offset, 4)) end
   offset = offset + 4
@@ -844,7 +851,7 @@ local function dissect_Stats(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Tag(tvb, pinfo, tree, offset, limit)
+function dissect.Tag(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "id", 8, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.tag.id"], tvb(offset, 8)) end
   offset = offset + 8
@@ -852,7 +859,7 @@ local function dissect_Tag(tvb, pinfo, tree, offset, limit)
 end
 
 -- Transform: Position, origin, rotation and scale (44 bytes).
-local function dissect_Transform(tvb, pinfo, tree, offset, limit)
+function dissect.Transform(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.transform.x"], tvb(offset, 4)) end
   offset = offset + 4
@@ -889,7 +896,7 @@ local function dissect_Transform(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
+function dissect.SetComponent(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
   -- component_type
@@ -898,7 +905,7 @@ local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["rtype_impl.set_component.component_type"], range)
   val = range_le_uint(range)
   v.component_type = val
-  if VS_ComponentType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("component_type %d is not named by the schema", val)) end
+  if VS.ComponentType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("component_type %d is not named by the schema", val)) end
   offset = offset + 1
   -- data_size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "data_size", 2, limit - offset) end
@@ -915,54 +922,54 @@ local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
     if n > 0 then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes where none were expected", n)) end
   elseif tag_data == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Controllable") or tree
-    nxt = dissect_Controllable(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Controllable(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Controllable; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 2 then
     if n > 0 then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes where none were expected", n)) end
   elseif tag_data == 3 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Shooter") or tree
-    nxt = dissect_Shooter(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Shooter(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Shooter; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 4 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Health") or tree
-    nxt = dissect_Health(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Health(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Health; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 5 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Hitbox") or tree
-    nxt = dissect_Hitbox(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Hitbox(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Hitbox; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 6 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Player") or tree
-    nxt = dissect_PlayerComponent(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.PlayerComponent(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Player; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 7 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Replicated") or tree
-    nxt = dissect_Replicated(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Replicated(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Replicated; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 8 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: MovementPattern") or tree
-    nxt = dissect_MovementPattern(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.MovementPattern(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a MovementPattern; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 9 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Stats") or tree
-    nxt = dissect_Stats(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Stats(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Stats; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 10 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Tag") or tree
-    nxt = dissect_Tag(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Tag(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Tag; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 11 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Transform") or tree
-    nxt = dissect_Transform(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Transform(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Transform; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   else
@@ -973,7 +980,7 @@ local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_RemoveComponent(tvb, pinfo, tree, offset, limit)
+function dissect.RemoveComponent(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
   -- component_type
@@ -982,13 +989,13 @@ local function dissect_RemoveComponent(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["rtype_impl.remove_component.component_type"], range)
   val = range_le_uint(range)
   v.component_type = val
-  if VS_ComponentType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("component_type %d is not named by the schema", val)) end
+  if VS.ComponentType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("component_type %d is not named by the schema", val)) end
   offset = offset + 1
   return offset, v
 end
 
 -- DeltaEntry: One change to the world.
-local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
+function dissect.DeltaEntry(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   -- op
@@ -997,7 +1004,7 @@ local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["rtype_impl.delta_entry.op"], range)
   val = range_le_uint(range)
   v.op = val
-  if VS_DeltaOp[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("op %d is not named by the schema", val)) end
+  if VS.DeltaOp[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("op %d is not named by the schema", val)) end
   offset = offset + 1
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.delta_entry.entity_id"], tvb(offset, 4)) end
@@ -1006,13 +1013,13 @@ local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
   local tag_component = v.op
   if tag_component == 2 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Component: SetComponent") or tree
-    nxt = dissect_SetComponent(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.SetComponent(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_component == 3 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Component: RemoveComponent") or tree
-    nxt = dissect_RemoveComponent(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.RemoveComponent(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -1024,7 +1031,7 @@ local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
 end
 
 -- SEntityState: World delta since the last update.
-local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
+function dissect.SEntityState(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
   -- tick: Server tick of this delta.
@@ -1044,7 +1051,7 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
   local arr_entries, arr_start_entries = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Entries (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_entries, tvb(offset, 0), "Entries: DeltaEntry") or arr_entries
-    nxt = dissect_DeltaEntry(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.DeltaEntry(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -1054,7 +1061,7 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
 end
 
 -- ReqLogout: Client leaves the game.
-local function dissect_ReqLogout(tvb, pinfo, tree, offset, limit)
+function dissect.ReqLogout(tvb, pinfo, tree, offset, limit)
   -- player_id: The player leaving.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "player_id", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.req_logout.player_id"], tvb(offset, 4)) end
@@ -1063,7 +1070,7 @@ local function dissect_ReqLogout(tvb, pinfo, tree, offset, limit)
 end
 
 -- LobbyString: A lobby string, its length first (at most 64 bytes of UTF-8).
-local function dissect_LobbyString(tvb, pinfo, tree, offset, limit)
+function dissect.LobbyString(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- len
@@ -1085,14 +1092,14 @@ local function dissect_LobbyString(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_LobbyInfo(tvb, pinfo, tree, offset, limit)
+function dissect.LobbyInfo(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.lobby_info.lobby_id"], tvb(offset, 4)) end
   offset = offset + 4
   -- name
   sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Name: LobbyString") or tree
-  nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
@@ -1110,7 +1117,7 @@ local function dissect_LobbyInfo(tvb, pinfo, tree, offset, limit)
 end
 
 -- ResLobbyList: The lobbies.
-local function dissect_ResLobbyList(tvb, pinfo, tree, offset, limit)
+function dissect.ResLobbyList(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
   -- count
@@ -1129,7 +1136,7 @@ local function dissect_ResLobbyList(tvb, pinfo, tree, offset, limit)
   local arr_lobbies, arr_start_lobbies = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Lobbies (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_lobbies, tvb(offset, 0), "Lobbies: LobbyInfo") or arr_lobbies
-    nxt = dissect_LobbyInfo(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.LobbyInfo(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -1138,11 +1145,11 @@ local function dissect_ResLobbyList(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_ReqCreateLobby(tvb, pinfo, tree, offset, limit)
+function dissect.ReqCreateLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- name
   sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Name: LobbyString") or tree
-  nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
@@ -1152,7 +1159,7 @@ local function dissect_ReqCreateLobby(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_ResCreateLobby(tvb, pinfo, tree, offset, limit)
+function dissect.ResCreateLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.res_create_lobby.success"], tvb(offset, 1)) end
@@ -1166,7 +1173,7 @@ local function dissect_ResCreateLobby(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- error_message: Always present, empty on success.
   sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Error message: LobbyString") or tree
-  nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
@@ -1174,14 +1181,14 @@ local function dissect_ResCreateLobby(tvb, pinfo, tree, offset, limit)
 end
 
 -- LobbyRef: One lobby (REQ_JOIN_LOBBY, REQ_LEAVE_LOBBY).
-local function dissect_LobbyRef(tvb, pinfo, tree, offset, limit)
+function dissect.LobbyRef(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.lobby_ref.lobby_id"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
-local function dissect_ResJoinLobby(tvb, pinfo, tree, offset, limit)
+function dissect.ResJoinLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.res_join_lobby.success"], tvb(offset, 1)) end
@@ -1192,14 +1199,14 @@ local function dissect_ResJoinLobby(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- error_message: Always present, empty on success.
   sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Error message: LobbyString") or tree
-  nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
   return offset
 end
 
-local function dissect_LobbyStateUpdate(tvb, pinfo, tree, offset, limit)
+function dissect.LobbyStateUpdate(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.lobby_state_update.lobby_id"], tvb(offset, 4)) end
   offset = offset + 4
@@ -1211,26 +1218,26 @@ end
 
 -- The cases of `payload` by tag: the label each is shown under and the function that
 -- reads it.
-local CASES_Packet_payload = {
-  [1] = { "Payload: ReqLogin", dissect_ReqLogin },
-  [2] = { "Payload: ResLogin", dissect_ResLogin },
-  [16] = { "Payload: CInput", dissect_CInput },
-  [17] = { "Payload: SEntityState", dissect_SEntityState },
-  [3] = { "Payload: ReqLogout", dissect_ReqLogout },
-  [8] = { "Payload: ResLobbyList", dissect_ResLobbyList },
-  [9] = { "Payload: ReqCreateLobby", dissect_ReqCreateLobby },
-  [10] = { "Payload: ResCreateLobby", dissect_ResCreateLobby },
-  [11] = { "Payload: ReqJoinLobby", dissect_LobbyRef },
-  [12] = { "Payload: ResJoinLobby", dissect_ResJoinLobby },
-  [13] = { "Payload: ReqLeaveLobby", dissect_LobbyRef },
-  [14] = { "Payload: LobbyStateUpdate", dissect_LobbyStateUpdate },
+CASES.Packet_payload = {
+  [1] = { "Payload: ReqLogin", dissect.ReqLogin },
+  [2] = { "Payload: ResLogin", dissect.ResLogin },
+  [16] = { "Payload: CInput", dissect.CInput },
+  [17] = { "Payload: SEntityState", dissect.SEntityState },
+  [3] = { "Payload: ReqLogout", dissect.ReqLogout },
+  [8] = { "Payload: ResLobbyList", dissect.ResLobbyList },
+  [9] = { "Payload: ReqCreateLobby", dissect.ReqCreateLobby },
+  [10] = { "Payload: ResCreateLobby", dissect.ResCreateLobby },
+  [11] = { "Payload: ReqJoinLobby", dissect.LobbyRef },
+  [12] = { "Payload: ResJoinLobby", dissect.ResJoinLobby },
+  [13] = { "Payload: ReqLeaveLobby", dissect.LobbyRef },
+  [14] = { "Payload: LobbyStateUpdate", dissect.LobbyStateUpdate },
 }
 
 -- payload: the case tag_payload picks, in the n bytes at offset (of a packet, or of a
 -- reassembled payload).
-local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
+function dissect.Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
   local item, sub, nxt, val
-  local case_payload = CASES_Packet_payload[tag_payload]
+  local case_payload = CASES.Packet_payload[tag_payload]
   if case_payload ~= nil then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), case_payload[1]) or tree
     nxt, val = case_payload[2](tvb, pinfo, sub, offset, offset + n)
@@ -1269,7 +1276,7 @@ end
 local cs_at_checksum, cs_item_checksum
 
 -- Packet: One RTP datagram.
-local function dissect_Packet(tvb, pinfo, tree, offset, limit)
+function dissect.Packet(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, val, range
   local v = {}
@@ -1291,7 +1298,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["rtype_impl.command"], range)
   val = range_le_uint(range)
   v.command = val
-  if VS_Command[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("command %d is not named by the schema", val)) end
+  if VS.Command[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("command %d is not named by the schema", val)) end
   offset = offset + 1
   -- flags: Packet behaviour.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
@@ -1362,7 +1369,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
     if n == 0 then tree_set_text(item, "Payload: <empty>") end
     v.payload = n
   else
-    if dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v) == nil then return nil end
+    if dissect.Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v) == nil then return nil end
   end
   offset = offset + n
   verify_Packet_checksum(tvb, start, offset, cs_at_checksum, cs_item_checksum)
@@ -1374,10 +1381,40 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
+-- ReqJoinRoom: Client asks to join a room.
+function dissect.ReqJoinRoom(tvb, pinfo, tree, offset, limit)
+  -- room_id: The room to join.
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
+  if HAS_TREE then tree_add_le(tree, F["rtype_impl.req_join_room.room_id"], tvb(offset, 4)) end
+  offset = offset + 4
+  return offset
+end
+
+-- EntityState: One entity's position.
+function dissect.EntityState(tvb, pinfo, tree, offset, limit)
+  -- entity_id: Entity id.
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
+  if HAS_TREE then tree_add_le(tree, F["rtype_impl.entity_state.entity_id"], tvb(offset, 4)) end
+  offset = offset + 4
+  -- x: Horizontal position.
+  if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
+  if HAS_TREE then tree_add_le(tree, F["rtype_impl.entity_state.x"], tvb(offset, 2)) end
+  offset = offset + 2
+  -- y: Vertical position.
+  if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
+  if HAS_TREE then tree_add_le(tree, F["rtype_impl.entity_state.y"], tvb(offset, 2)) end
+  offset = offset + 2
+  -- type: Entity kind.
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
+  if HAS_TREE then tree_add_le(tree, F["rtype_impl.entity_state.type"], tvb(offset, 1)) end
+  offset = offset + 1
+  return offset
+end
+
 -- A reassembled payload, decoded like the switch of one whole message, by the tag of the
 -- packet that completed it.
 local function dissect_whole(tvb, pinfo, tree, v)
-  return dissect_Packet_payload(tvb, pinfo, tree, 0, tvb:len(), v.command, {})
+  return dissect.Packet_payload(tvb, pinfo, tree, 0, tvb:len(), v.command, {})
 end
 
 -- A statistic printed as text: `tshark -z rtype_impl,<arg>` and, in Wireshark, an item of
@@ -2126,11 +2163,11 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
+  local offset, v = dissect.Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     if cs_item_checksum ~= nil then verify_Packet_checksum(tvb, 0, size, cs_at_checksum, cs_item_checksum) end
     if next(ROOT_VALUES) ~= nil then
-      return (ROOT_VALUES.command == nil and "?" or enum_name(VS_Command, ROOT_VALUES.command, "Unknown (0x%02x)"))
+      return (ROOT_VALUES.command == nil and "?" or enum_name(VS.Command, ROOT_VALUES.command, "Unknown (0x%02x)"))
         .. " seq="
         .. (ROOT_VALUES.sequence == nil and "?" or int_text(ROOT_VALUES.sequence))
         .. " ack="
@@ -2144,7 +2181,7 @@ local function dissect_message(tvb, pinfo, root)
     tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
-  return enum_name(VS_Command, v.command, "Unknown (0x%02x)")
+  return enum_name(VS.Command, v.command, "Unknown (0x%02x)")
     .. " seq="
     .. int_text(v.sequence)
     .. " ack="

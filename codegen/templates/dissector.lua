@@ -154,16 +154,19 @@ local ENCLOSING = {}
 {%- include "lua/bit_streams.lua" %}
 {%- include "lua/checksums.lua" %}
 
--- Value strings.
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+local RS = {}
 {%- for vs in value_strings %}
-local {{ vs.var }} = {
+{% if !vs.var.contains(".") %}local {% endif %}{{ vs.var }} = {
 {%- for (value, label) in vs.entries %}
   [{{ value }}] = "{{ label }}",
 {%- endfor %}
 }
 {%- if !vs.ranges.is_empty() %}
 -- Every name as a range, for the field's display; values of a named range are looked up there.
-local R{{ vs.var[1..] }} = {
+R{{ vs.var[1..] }} = {
 {%- for (lo, hi, label) in vs.ranges %}
   { {{ lo }}, {{ hi }}, "{{ label }}" },
 {%- endfor %}
@@ -509,9 +512,14 @@ local function fact_ping(id, reply)
 end
 {%- endif %}
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
+-- Each switch's case table (`CASES.<Type>_<switch>`: tag to name and function), by the
+-- function that reads it.
+local CASES = {}
 {% for s in structs %}
 {{ s }}
 {%- endfor %}
@@ -590,7 +598,7 @@ local function dissect_message(tvb, pinfo, root)
 {%- for (id, t) in a.messages %}
   {% if loop.first %}if{% else %}elseif{% endif %} id == {{ id }} then
     name = "{{ t }}"
-    offset = dissect_{{ t }}(tvb, pinfo, root, first, limit)
+    offset = dissect.{{ t }}(tvb, pinfo, root, first, limit)
 {%- endfor %}
   else
     root:add_proto_expert_info(E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
@@ -629,7 +637,7 @@ local function dissect_message(tvb, pinfo, root)
 {%- endif %}
 {%- if root_bits %}
   local size = tvb:len() * 8
-  local offset{% if root_values_read %}, v{% endif %} = dissect_{{ root }}(tvb, pinfo, root, 0, size)
+  local offset{% if root_values_read %}, v{% endif %} = dissect.{{ root }}(tvb, pinfo, root, 0, size)
   if offset == nil then return "{{ title }} [malformed]" end
   -- Only the zero padding of the last byte may follow.
   if size - offset >= 8 or (size > offset and {{ root_bit_reader }}(tvb, offset, size - offset) ~= 0) then
@@ -637,7 +645,7 @@ local function dissect_message(tvb, pinfo, root)
   end
 {%- else %}
   local size = tvb:len()
-  local offset{% if root_values_read %}, v{% endif %} = dissect_{{ root }}(tvb, pinfo, root, 0, size)
+  local offset{% if root_values_read %}, v{% endif %} = dissect.{{ root }}(tvb, pinfo, root, 0, size)
   if offset == nil then
 {%- for call in root_checksums %}
     {{ call }}

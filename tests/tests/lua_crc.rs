@@ -17,7 +17,7 @@ fn lua_block(file: &str, marker: &str) -> String {
         .find(marker)
         .unwrap_or_else(|| panic!("{file}: {marker}"));
     let end = lua[start..]
-        .find("-- Value strings.")
+        .find("-- Value strings")
         .expect("end of the block")
         + start;
     lua[start..end].to_string()

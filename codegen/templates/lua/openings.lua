@@ -6,8 +6,8 @@
 -- made when a frame is first dissected and kept by frame number, so re-dissection, clicks and
 -- two-pass analysis (tshark -2) all agree.
 local OPENING = {
-  client = { {%- for (f, n) in opening_client %}{ dissect_{{ f }}, "{{ n }}" }, {% endfor -%} },
-  server = { {%- for (f, n) in opening_server %}{ dissect_{{ f }}, "{{ n }}" }, {% endfor -%} },
+  client = { {%- for (f, n) in opening_client %}{ dissect.{{ f }}, "{{ n }}" }, {% endfor -%} },
+  server = { {%- for (f, n) in opening_server %}{ dissect.{{ f }}, "{{ n }}" }, {% endfor -%} },
 }
 local conversation_counts = {}
 local frame_steps = {}

@@ -119,13 +119,13 @@ local function reassemble(tvb, pinfo, root, v)
 {%- else %}
   if whole.side == "client" then
     name = "{{ r.client }}"
-    nxt = dissect_{{ r.client }}(wtvb, pinfo, sub, 0, size{% if r.client_bits %} * 8{% endif %})
+    nxt = dissect.{{ r.client }}(wtvb, pinfo, sub, 0, size{% if r.client_bits %} * 8{% endif %})
 {%- if r.client_bits %}
     if nxt ~= nil then nxt = ceil8(nxt) end
 {%- endif %}
   else
     name = "{{ r.server }}"
-    nxt = dissect_{{ r.server }}(wtvb, pinfo, sub, 0, size{% if r.server_bits %} * 8{% endif %})
+    nxt = dissect.{{ r.server }}(wtvb, pinfo, sub, 0, size{% if r.server_bits %} * 8{% endif %})
 {%- if r.server_bits %}
     if nxt ~= nil then nxt = ceil8(nxt) end
 {%- endif %}

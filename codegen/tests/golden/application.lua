@@ -119,11 +119,13 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Move(tvb, pinfo, tree, offset, limit)
+function dissect.Move(tvb, pinfo, tree, offset, limit)
   local v = {}
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["application.move.x"], tvb(offset, 4)) end
@@ -218,7 +220,7 @@ local function dissect_message(tvb, pinfo, root)
   local offset, name
   if id == 1 then
     name = "Move"
-    offset = dissect_Move(tvb, pinfo, root, first, limit)
+    offset = dissect.Move(tvb, pinfo, root, first, limit)
   else
     tree_add_proto_expert_info(root, E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
     return "Application: unknown message " .. tostring(id)

@@ -208,11 +208,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Bits(tvb, pinfo, tree, offset, limit)
+function dissect.Bits(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
   -- tiny
@@ -323,7 +325,7 @@ register_text_stat("fields", "Bit fields bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len() * 8
-  local offset = dissect_Bits(tvb, pinfo, root, 0, size)
+  local offset = dissect.Bits(tvb, pinfo, root, 0, size)
   if offset == nil then return "Bit fields [malformed]" end
   -- Only the zero padding of the last byte may follow.
   if size - offset >= 8 or (size > offset and read_bits(tvb, offset, size - offset) ~= 0) then

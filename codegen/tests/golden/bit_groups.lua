@@ -76,8 +76,10 @@ end
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
--- Value strings.
-local VS_Kind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.Kind = {
   [1] = "DATA",
   [2] = "ACK",
   [15] = "CLOSE",
@@ -90,7 +92,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
 F["bit_groups.control"] = ProtoField.uint16("bit_groups.control", "Control", base.HEX, nil, nil, "Kind in the low 4 bits, the payload's length above them (PDL's packing).")
-F["bit_groups.kind"] = ProtoField.uint16("bit_groups.kind", "Kind", base.HEX, VS_Kind, 0xf, "")
+F["bit_groups.kind"] = ProtoField.uint16("bit_groups.kind", "Kind", base.HEX, VS.Kind, 0xf, "")
 F["bit_groups.length"] = ProtoField.uint16("bit_groups.length", "Length", base.DEC, nil, 0xfff0, "Bytes of payload.")
 F["bit_groups.status"] = ProtoField.uint8("bit_groups.status", "Status", base.HEX, nil, nil, "Drawn as an RFC diagram, first field in the high bit.")
 F["bit_groups.urgent"] = ProtoField.bool("bit_groups.urgent", "Urgent", 8, nil, 0x80, "")
@@ -145,11 +147,13 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Frame(tvb, pinfo, tree, offset, limit)
+function dissect.Frame(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
   -- control: a bit group
@@ -159,7 +163,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- kind
   val = group_control % 16
   item = group_control_item:add(F["bit_groups.kind"], tvb(offset, 2))
-  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS.Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   v.kind = val
   -- length: Bytes of payload.
   val = floor(group_control / 16) % 4096
@@ -289,7 +293,7 @@ register_text_stat("fields", "Bit groups bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Frame(tvb, pinfo, root, 0, size)
+  local offset = dissect.Frame(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Bit groups [malformed]"
   end

@@ -220,11 +220,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Player(tvb, pinfo, tree, offset, limit)
+function dissect.Player(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["byte_arrays.player.id"], tvb(offset, 2)) end
@@ -241,7 +243,7 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Entry(tvb, pinfo, tree, offset, limit)
+function dissect.Entry(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["byte_arrays.entry.kind"], tvb(offset, 1)) end
@@ -254,7 +256,7 @@ local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Cell(tvb, pinfo, tree, offset, limit)
+function dissect.Cell(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["byte_arrays.cell.x"], tvb(offset, 2)) end
   offset = offset + 2
@@ -264,7 +266,7 @@ local function dissect_Cell(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Roster(tvb, pinfo, tree, offset, limit)
+function dissect.Roster(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
   -- players_size
@@ -289,7 +291,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   while offset < limit do
     count_players = count_players + 1
     sub = VISIBLE and tree_add(arr_players, tvb(offset, 0), "Players: Player") or arr_players
-    nxt = dissect_Player(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Player(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -336,7 +338,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
     offset = offset + 2
     if limit - offset < n then return truncated(arr_entries, tvb, offset, "entries", n, limit - offset) end
     sub = VISIBLE and tree_add(arr_entries, tvb(offset, n), "Entries: Entry") or arr_entries
-    nxt = dissect_Entry(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Entry(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("entries: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
@@ -360,7 +362,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
     n = v.cell_size
     if limit - offset < n then tree_add_proto_expert_info(arr_cells, E.length, fmt("cell_size says %d bytes of cells, %d remain", n, limit - offset)) return nil end
     sub = VISIBLE and tree_add(arr_cells, tvb(offset, n), "Cells: Cell") or arr_cells
-    nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Cell(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("cells: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
@@ -373,7 +375,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   if limit - offset < n then return truncated(tree, tvb, offset, "origin", n, limit - offset) end
   sub = VISIBLE and tree_add(tree, tvb(offset, n), "Origin: Cell") or tree
-  nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
+  nxt = dissect.Cell(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
   if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("origin: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
@@ -389,7 +391,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   n = val
   if limit - offset < n then return truncated(tree, tvb, offset, "home", n, limit - offset) end
   sub = VISIBLE and tree_add(tree, tvb(offset, n), "Home: Cell") or tree
-  nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
+  nxt = dissect.Cell(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
   if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("home: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
@@ -406,12 +408,55 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
     n = val:tonumber()
     if limit - offset < n then return truncated(arr_notes, tvb, offset, "notes", n, limit - offset) end
     sub = VISIBLE and tree_add(arr_notes, tvb(offset, n), "Notes: Entry") or arr_notes
-    nxt = dissect_Entry(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Entry(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("notes: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
   end
   if VISIBLE then tree_append_text(arr_notes, string.format(" (%d)", count_notes)) end
+  return offset, v
+end
+
+function dissect.Part(tvb, pinfo, tree, offset, limit)
+  local item, n
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
+  if HAS_TREE then tree_add_le(tree, F["byte_arrays.part.kind"], tvb(offset, 1)) end
+  offset = offset + 1
+  -- data
+  n = limit - offset
+  item = tree_add(tree, F["byte_arrays.part.data"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "Data: <empty>") end
+  offset = offset + n
+  return offset
+end
+
+function dissect.Parts(tvb, pinfo, tree, offset, limit)
+  local n, sub, nxt, val, range
+  local v = {}
+  -- part_size
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "part_size", 1, limit - offset) end
+  range = tvb(offset, 1)
+  tree_add_le(tree, F["byte_arrays.parts.part_size"], range)
+  val = range_le_uint(range)
+  v.part_size = val
+  offset = offset + 1
+  -- parts
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "parts length", 1, limit - offset) end
+  tree_add_le(tree, F["byte_arrays.parts.parts.length"], tvb(offset, 1))
+  n = tvb(offset, 1):le_uint()
+  offset = offset + 1
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("parts: impossible count %d", n)) return nil end
+  local arr_parts, arr_start_parts = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Parts (%d)", n)) or tree, offset
+  for _ = 1, n do
+    n = v.part_size
+    if limit - offset < n then tree_add_proto_expert_info(arr_parts, E.length, fmt("part_size says %d bytes of parts, %d remain", n, limit - offset)) return nil end
+    sub = VISIBLE and tree_add(arr_parts, tvb(offset, n), "Parts: Part") or arr_parts
+    nxt = dissect.Part(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("parts: %d bytes left unread", offset + n - nxt)) end
+    offset = offset + n
+  end
+  if VISIBLE then tree_set_len(arr_parts, offset - arr_start_parts) end
   return offset, v
 end
 
@@ -492,7 +537,7 @@ register_text_stat("fields", "Byte-sized arrays bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Roster(tvb, pinfo, root, 0, size)
+  local offset = dissect.Roster(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Byte-sized arrays [malformed]"
   end

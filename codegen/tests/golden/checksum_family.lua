@@ -169,8 +169,10 @@ local function checksum_fletcher32(tvb, from, to, skip_at, skip_len)
   return c1 * 65536 + c0
 end
 
--- Value strings.
-local VS_CASE_Frame_kind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.CASE_Frame_kind = {
   [1] = "Sums",
   [2] = "Words",
 }
@@ -185,7 +187,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["checksum_family.kind"] = ProtoField.uint8("checksum_family.kind", "Kind", base.DEC, VS_CASE_Frame_kind, nil, "")
+F["checksum_family.kind"] = ProtoField.uint8("checksum_family.kind", "Kind", base.DEC, VS.CASE_Frame_kind, nil, "")
 F["checksum_family.header_sum"] = ProtoField.uint8("checksum_family.header_sum", "Header sum", base.HEX, nil, nil, "")
 F["checksum_family.header_sum.status"] = ProtoField.uint8("checksum_family.header_sum.status", "Header sum status", base.DEC, VS_CHECKSUM_STATUS, nil, "Whether the Header sum matches the data")
 F["checksum_family.length"] = ProtoField.uint16("checksum_family.length", "Length", base.DEC, nil, nil, "")
@@ -285,9 +287,11 @@ local VISIBLE = true
 -- Set when a checksum is wrong: the Info column says so.
 local BAD_CHECKSUM = false
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
 -- Sums.total: verified over the whole Sums with its own bytes zeroed.
 local function verify_Sums_total(tvb, start, stop, at, item)
@@ -334,7 +338,7 @@ local function verify_Sums_parity(tvb, start, stop, at, item)
   end
 end
 
-local function dissect_Sums(tvb, pinfo, tree, offset, limit)
+function dissect.Sums(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n
   local cs_at_total, cs_item_total
@@ -407,7 +411,7 @@ local function verify_Words_long(tvb, start, stop, at, item)
   end
 end
 
-local function dissect_Words(tvb, pinfo, tree, offset, limit)
+function dissect.Words(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n
   local cs_at_short, cs_item_short
@@ -496,7 +500,7 @@ local cs_at_adler, cs_item_adler
 
 local start_kind, start_body, end_length, end_body
 
-local function dissect_Frame(tvb, pinfo, tree, offset, limit)
+function dissect.Frame(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, sub, nxt, val, range
   local v = {}
@@ -542,12 +546,12 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   local tag_body = v.kind
   if tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Body: Sums") or tree
-    nxt = dissect_Sums(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Sums(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Sums; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   elseif tag_body == 2 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Body: Words") or tree
-    nxt = dissect_Words(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Words(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Words; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   else
@@ -645,7 +649,7 @@ register_text_stat("fields", "Checksum family bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Frame(tvb, pinfo, root, 0, size)
+  local offset = dissect.Frame(tvb, pinfo, root, 0, size)
   if offset == nil then
     if cs_item_header_sum ~= nil and start_kind ~= nil and end_length ~= nil then verify_Frame_header_sum(tvb, start_kind, end_length, cs_at_header_sum, cs_item_header_sum) end
     if cs_item_body_check ~= nil and start_body ~= nil and end_body ~= nil then verify_Frame_body_check(tvb, start_body, end_body, cs_at_body_check, cs_item_body_check) end

@@ -202,8 +202,10 @@ local crc_crc32c = wiregen_crc("crc32c", 32, 0x1edc6f41, 0xffffffff, true, true,
 -- crc16-3d65-0-rr-ffff: width 16, poly 0x3d65, init 0x0, refin true, refout true, xorout 0xffff.
 local crc_crc16_3d65_0_rr_ffff = wiregen_crc("crc16-3d65-0-rr-ffff", 16, 0x3d65, 0x0, true, true, 0xffff)
 
--- Value strings.
-local VS_CASE_Framed_kind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.CASE_Framed_kind = {
   [1] = "Inner",
 }
 local VS_CHECKSUM_STATUS = {
@@ -217,7 +219,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["checksum_params.kind"] = ProtoField.uint8("checksum_params.kind", "Kind", base.DEC, VS_CASE_Framed_kind, nil, "")
+F["checksum_params.kind"] = ProtoField.uint8("checksum_params.kind", "Kind", base.DEC, VS.CASE_Framed_kind, nil, "")
 F["checksum_params.crc"] = ProtoField.uint32("checksum_params.crc", "Crc", base.HEX, nil, nil, "")
 F["checksum_params.crc.status"] = ProtoField.uint8("checksum_params.crc.status", "Crc status", base.DEC, VS_CHECKSUM_STATUS, nil, "Whether the Crc matches the data")
 F["checksum_params.body"] = ProtoField.bytes("checksum_params.body", "Body", base.NONE, "")
@@ -272,9 +274,11 @@ local VISIBLE = true
 -- Set when a checksum is wrong: the Info column says so.
 local BAD_CHECKSUM = false
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
 -- Inner.check: verified over the whole Inner with its own bytes zeroed.
 local function verify_Inner_check(tvb, start, stop, at, item)
@@ -291,7 +295,7 @@ local function verify_Inner_check(tvb, start, stop, at, item)
   end
 end
 
-local function dissect_Inner(tvb, pinfo, tree, offset, limit)
+function dissect.Inner(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item
   local cs_at_check, cs_item_check
@@ -325,7 +329,7 @@ end
 
 local cs_at_crc, cs_item_crc
 
-local function dissect_Framed(tvb, pinfo, tree, offset, limit)
+function dissect.Framed(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, sub, nxt, val, range
   local v = {}
@@ -347,7 +351,7 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   local tag_body = v.kind
   if tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Inner") or tree
-    nxt = dissect_Inner(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Inner(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -437,7 +441,7 @@ register_text_stat("fields", "Checksum parameters bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Framed(tvb, pinfo, root, 0, size)
+  local offset = dissect.Framed(tvb, pinfo, root, 0, size)
   if offset == nil then
     if cs_item_crc ~= nil then verify_Framed_crc(tvb, 0, size, cs_at_crc, cs_item_crc) end
     return "Checksum parameters [malformed]"

@@ -197,7 +197,6 @@ end
 -- crc16-ccitt-false: width 16, poly 0x1021, init 0xffff, refin false, refout false, xorout 0x0.
 local crc_crc16_ccitt_false = wiregen_crc("crc16-ccitt-false", 16, 0x1021, 0xffff, false, false, 0x0)
 
--- Value strings.
 local VS_CHECKSUM_STATUS = {
   [0] = "Bad",
   [1] = "Good",
@@ -255,9 +254,11 @@ end
 -- Set when a checksum is wrong: the Info column says so.
 local BAD_CHECKSUM = false
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
 -- Checked.checksum: verified over the whole Checked with its own bytes zeroed.
 local function verify_Checked_checksum(tvb, start, stop, at, item)
@@ -276,7 +277,7 @@ end
 
 local cs_at_checksum, cs_item_checksum
 
-local function dissect_Checked(tvb, pinfo, tree, offset, limit)
+function dissect.Checked(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n
   local v = {}
@@ -376,7 +377,7 @@ register_text_stat("fields", "Checksums bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Checked(tvb, pinfo, root, 0, size)
+  local offset = dissect.Checked(tvb, pinfo, root, 0, size)
   if offset == nil then
     if cs_item_checksum ~= nil then verify_Checked_checksum(tvb, 0, size, cs_at_checksum, cs_item_checksum) end
     return "Checksums [malformed]"

@@ -240,11 +240,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Entity(tvb, pinfo, tree, offset, limit)
+function dissect.Entity(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["compression.entity.id"], tvb(offset, 2)) end
@@ -264,7 +266,7 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_World(tvb, pinfo, tree, offset, limit)
+function dissect.World(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
   -- count
@@ -280,7 +282,7 @@ local function dissect_World(tvb, pinfo, tree, offset, limit)
   local arr_entities, arr_start_entities = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Entities (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_entities, tvb(offset, 0), "Entities: Entity") or arr_entities
-    nxt = dissect_Entity(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Entity(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -289,7 +291,7 @@ local function dissect_World(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Chat(tvb, pinfo, tree, offset, limit)
+function dissect.Chat(tvb, pinfo, tree, offset, limit)
   local item, n
   -- text
   if limit - offset < 2 then return truncated(tree, tvb, offset, "text length", 2, limit - offset) end
@@ -308,7 +310,7 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Update(tvb, pinfo, tree, offset, limit)
+function dissect.Update(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
   if limit - offset < 4 then return truncated(tree, tvb, offset, "tick", 4, limit - offset) end
@@ -335,7 +337,7 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
       tree_add_proto_expert_info(sub, E.compressed, fmt("world: decompresses to %d bytes, more than the 1048576 allowed", plain:len()))
       return nil
     end
-    nxt = dissect_World(plain, pinfo, sub, 0, plain:len())
+    nxt = dissect.World(plain, pinfo, sub, 0, plain:len())
     if nxt == nil then return nil end
     if nxt < plain:len() then tree_add_proto_expert_info(sub, E.trailing, fmt("world: %d decompressed bytes left unread", plain:len() - nxt)) end
   end
@@ -360,7 +362,7 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
       tree_add_proto_expert_info(sub, E.compressed, fmt("chat: decompresses to %d bytes, more than the 4096 allowed", plain:len()))
       return nil
     end
-    nxt = dissect_Chat(plain, pinfo, sub, 0, plain:len())
+    nxt = dissect.Chat(plain, pinfo, sub, 0, plain:len())
     if nxt == nil then return nil end
     if nxt < plain:len() then tree_add_proto_expert_info(sub, E.trailing, fmt("chat: %d decompressed bytes left unread", plain:len() - nxt)) end
   end
@@ -378,7 +380,7 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
       tree_add_proto_expert_info(sub, E.compressed, fmt("extra: decompresses to %d bytes, more than the 1048576 allowed", plain:len()))
       return nil
     end
-    nxt = dissect_Chat(plain, pinfo, sub, 0, plain:len())
+    nxt = dissect.Chat(plain, pinfo, sub, 0, plain:len())
     if nxt == nil then return nil end
     if nxt < plain:len() then tree_add_proto_expert_info(sub, E.trailing, fmt("extra: %d decompressed bytes left unread", plain:len() - nxt)) end
   end
@@ -463,7 +465,7 @@ register_text_stat("fields", "Compression bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Update(tvb, pinfo, root, 0, size)
+  local offset = dissect.Update(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Compression [malformed]"
   end

@@ -180,25 +180,27 @@ local function conversation_key(pinfo)
   return CONVERSATION, CONVERSATION_SIDE
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Hello(tvb, pinfo, tree, offset, limit)
+function dissect.Hello(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "salt", 4, limit - offset) end
   if HAS_TREE then tree_add(tree, F["conversation.hello.salt"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
-local function dissect_Welcome(tvb, pinfo, tree, offset, limit)
+function dissect.Welcome(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "pepper", 4, limit - offset) end
   if HAS_TREE then tree_add(tree, F["conversation.welcome.pepper"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
-local function dissect_Packet(tvb, pinfo, tree, offset, limit)
+function dissect.Packet(tvb, pinfo, tree, offset, limit)
   local item, n
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence", 2, limit - offset) end
@@ -290,8 +292,8 @@ register_text_stat("fields", "Conversation bytes per field", field_stats)
 -- made when a frame is first dissected and kept by frame number, so re-dissection, clicks and
 -- two-pass analysis (tshark -2) all agree.
 local OPENING = {
-  client = {{ dissect_Hello, "Hello" }, },
-  server = {{ dissect_Welcome, "Welcome" }, },
+  client = {{ dissect.Hello, "Hello" }, },
+  server = {{ dissect.Welcome, "Welcome" }, },
 }
 local conversation_counts = {}
 local frame_steps = {}
@@ -335,7 +337,7 @@ local function dissect_message(tvb, pinfo, root)
     return entry[2]
   end
   local size = tvb:len()
-  local offset = dissect_Packet(tvb, pinfo, root, 0, size)
+  local offset = dissect.Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Conversation [malformed]"
   end

@@ -126,11 +126,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Item(tvb, pinfo, tree, offset, limit)
+function dissect.Item(tvb, pinfo, tree, offset, limit)
   local item, n
   -- data
   n = limit - offset
@@ -140,7 +142,7 @@ local function dissect_Item(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Packet(tvb, pinfo, tree, offset, limit)
+function dissect.Packet(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
   -- element_size
@@ -158,7 +160,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
     n = v.element_size
     if limit - offset < n then tree_add_proto_expert_info(arr_items, E.length, fmt("element_size says %d bytes of items, %d remain", n, limit - offset)) return nil end
     sub = VISIBLE and tree_add(arr_items, tvb(offset, n), "Items: Item") or arr_items
-    nxt = dissect_Item(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Item(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("items: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
@@ -248,7 +250,7 @@ register_text_stat("fields", "Element size bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Packet(tvb, pinfo, root, 0, size)
+  local offset = dissect.Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Element size [malformed]"
   end

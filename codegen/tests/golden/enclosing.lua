@@ -112,8 +112,10 @@ end
 -- holder when it reads the field, before any value inside it.
 local ENCLOSING = {}
 
--- Value strings.
-local VS_Kind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.Kind = {
   [0] = "CONTROL",
   [1] = "ORIGINAL",
   [2] = "SPLIT",
@@ -129,9 +131,9 @@ end })
 F["enclosing.protocol_id"] = ProtoField.uint32("enclosing.protocol_id", "Protocol id", base.HEX, nil, nil, "")
 F["enclosing.peer_id"] = ProtoField.uint16("enclosing.peer_id", "Peer id", base.DEC, nil, nil, "")
 F["enclosing.channel"] = ProtoField.uint8("enclosing.channel", "Channel", base.DEC, nil, nil, "")
-F["enclosing.packet.kind"] = ProtoField.uint8("enclosing.packet.kind", "Kind", base.HEX, VS_Kind, nil, "")
+F["enclosing.packet.kind"] = ProtoField.uint8("enclosing.packet.kind", "Kind", base.HEX, VS.Kind, nil, "")
 F["enclosing.reliable.seqnum"] = ProtoField.uint16("enclosing.reliable.seqnum", "Seqnum", base.DEC, nil, nil, "")
-F["enclosing.reliable.inner_kind"] = ProtoField.uint8("enclosing.reliable.inner_kind", "Inner kind", base.HEX, VS_Kind, nil, "")
+F["enclosing.reliable.inner_kind"] = ProtoField.uint8("enclosing.reliable.inner_kind", "Inner kind", base.HEX, VS.Kind, nil, "")
 F["enclosing.control.control"] = ProtoField.uint8("enclosing.control.control", "Control", base.DEC, nil, nil, "")
 F["enclosing.control.peer"] = ProtoField.uint16("enclosing.control.peer", "Peer", base.DEC, nil, nil, "Only the server sets a peer id.")
 F["enclosing.original.command"] = ProtoField.uint16("enclosing.original.command", "Command", base.DEC, nil, nil, "")
@@ -374,11 +376,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Control(tvb, pinfo, tree, offset, limit)
+function dissect.Control(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
   -- control
@@ -397,7 +401,7 @@ local function dissect_Control(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Init(tvb, pinfo, tree, offset, limit)
+function dissect.Init(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 1 then return truncated(tree, tvb, offset, "version", 1, limit - offset) end
   if HAS_TREE then tree_add(tree, F["enclosing.init.version"], tvb(offset, 1)) end
@@ -414,7 +418,7 @@ local function dissect_Init(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Hello(tvb, pinfo, tree, offset, limit)
+function dissect.Hello(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "peer", 2, limit - offset) end
   if HAS_TREE then tree_add(tree, F["enclosing.hello.peer"], tvb(offset, 2)) end
   offset = offset + 2
@@ -427,7 +431,7 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Original(tvb, pinfo, tree, offset, limit)
+function dissect.Original(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   -- command
@@ -441,13 +445,13 @@ local function dissect_Original(tvb, pinfo, tree, offset, limit)
   local tag_body = pick(from_client(pinfo), v.command, (v.command + 0x1000))
   if tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Init") or tree
-    nxt = dissect_Init(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Init(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 4098 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Hello") or tree
-    nxt = dissect_Hello(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Hello(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -555,7 +559,7 @@ local function join_0(pinfo, tree, v)
   end
 end
 
-local function dissect_Split(tvb, pinfo, tree, offset, limit)
+function dissect.Split(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- seqnum
@@ -592,7 +596,7 @@ local function dissect_Split(tvb, pinfo, tree, offset, limit)
 end
 
 -- Reliable: Wraps a packet of another kind, numbered per channel.
-local function dissect_Reliable(tvb, pinfo, tree, offset, limit)
+function dissect.Reliable(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "seqnum", 2, limit - offset) end
@@ -604,25 +608,25 @@ local function dissect_Reliable(tvb, pinfo, tree, offset, limit)
   item = tree_add(tree, F["enclosing.reliable.inner_kind"], range)
   val = range_uint(range)
   v.inner_kind = val
-  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("inner_kind %d is not named by the schema", val)) end
+  if VS.Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("inner_kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- inner
   local tag_inner = v.inner_kind
   if tag_inner == 0 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Inner: Control") or tree
-    nxt = dissect_Control(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Control(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_inner == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Inner: Original") or tree
-    nxt = dissect_Original(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Original(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_inner == 2 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Inner: Split") or tree
-    nxt = dissect_Split(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Split(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -633,7 +637,7 @@ local function dissect_Reliable(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Packet(tvb, pinfo, tree, offset, limit)
+function dissect.Packet(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   -- kind
@@ -642,31 +646,31 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   item = tree_add(tree, F["enclosing.packet.kind"], range)
   val = range_uint(range)
   v.kind = val
-  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS.Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- body
   local tag_body = v.kind
   if tag_body == 0 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Control") or tree
-    nxt = dissect_Control(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Control(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Original") or tree
-    nxt = dissect_Original(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Original(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Split") or tree
-    nxt = dissect_Split(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Split(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 3 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Reliable") or tree
-    nxt = dissect_Reliable(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Reliable(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -678,7 +682,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
 end
 
 -- Datagram: A 7-byte connection header, then one packet.
-local function dissect_Datagram(tvb, pinfo, tree, offset, limit)
+function dissect.Datagram(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   -- protocol_id
@@ -704,7 +708,7 @@ local function dissect_Datagram(tvb, pinfo, tree, offset, limit)
   ENCLOSING[1] = v.channel
   -- packet
   sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Packet: Packet") or tree
-  nxt = dissect_Packet(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Packet(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
@@ -797,7 +801,7 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Datagram(tvb, pinfo, root, 0, size)
+  local offset = dissect.Datagram(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Enclosing fields [malformed]"
   end

@@ -145,11 +145,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Command(tvb, pinfo, tree, offset, limit)
+function dissect.Command(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   if limit - offset < 1 then return truncated(tree, tvb, offset, "channel_id", 1, limit - offset) end
@@ -191,7 +193,7 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Unreliable(tvb, pinfo, tree, offset, limit)
+function dissect.Unreliable(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 2 then return truncated(tree, tvb, offset, "unreliable_sequence_number", 2, limit - offset) end
   if HAS_TREE then tree_add(tree, F["enet_constructs.unreliable.unreliable_sequence_number"], tvb(offset, 2)) end
@@ -204,7 +206,7 @@ local function dissect_Unreliable(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Packet(tvb, pinfo, tree, offset, limit)
+function dissect.Packet(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}
   -- header: a bit group
@@ -246,14 +248,14 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
     local arr_body = VISIBLE and tree_add(tree, tvb(offset, limit - offset), "Body: Commands") or tree
     while offset < limit do
       sub = VISIBLE and tree_add(arr_body, tvb(offset, 0), "Command") or arr_body
-      nxt = dissect_Command(tvb, pinfo, sub, offset, limit)
+      nxt = dissect.Command(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
       if VISIBLE then tree_set_len(sub, nxt - offset) end
       offset = nxt
     end
   elseif tag_body == 0 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Unreliable") or tree
-    nxt = dissect_Unreliable(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Unreliable(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -341,7 +343,7 @@ register_text_stat("fields", "ENet constructs bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Packet(tvb, pinfo, root, 0, size)
+  local offset = dissect.Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "ENet constructs [malformed]"
   end

@@ -72,12 +72,14 @@ local function choose_tree_adds(tree)
   end
 end
 
--- Value strings.
-local VS_Kind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.Kind = {
   [1] = "HELLO",
   [2] = "BYE",
 }
-local VS_Version = {
+VS.Version = {
   [1] = "V1",
   [2] = "V2",
 }
@@ -88,8 +90,8 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["enum_const.kind"] = ProtoField.uint8("enum_const.kind", "Kind", base.HEX, VS_Kind, nil, "")
-F["enum_const.version"] = ProtoField.uint16("enum_const.version", "Version", base.HEX, VS_Version, nil, "")
+F["enum_const.kind"] = ProtoField.uint8("enum_const.kind", "Kind", base.HEX, VS.Kind, nil, "")
+F["enum_const.version"] = ProtoField.uint16("enum_const.version", "Version", base.HEX, VS.Version, nil, "")
 F["enum_const.extra"] = ProtoField.uint8("enum_const.extra", "Extra", base.DEC, nil, nil, "")
 proto.fields = field_list
 
@@ -130,11 +132,13 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Hello(tvb, pinfo, tree, offset, limit)
+function dissect.Hello(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
   -- kind
@@ -143,7 +147,7 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["enum_const.kind"], range)
   val = range_le_uint(range)
   v.kind = val
-  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS.Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   if v.kind ~= 1 then
     tree_add_proto_expert_info(item, E.bad_const, fmt("kind: expected 0x%x, found 0x%x", 1, v.kind))
@@ -154,7 +158,7 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["enum_const.version"], range)
   val = range_le_uint(range)
   v.version = val
-  if VS_Version[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("version %d is not named by the schema", val)) end
+  if VS.Version[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("version %d is not named by the schema", val)) end
   offset = offset + 2
   if v.version ~= 2 then
     tree_add_proto_expert_info(item, E.bad_const, fmt("version: expected 0x%x, found 0x%x", 2, v.version))
@@ -245,7 +249,7 @@ register_text_stat("fields", "Enum constants bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Hello(tvb, pinfo, root, 0, size)
+  local offset = dissect.Hello(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Enum constants [malformed]"
   end

@@ -74,38 +74,41 @@ local function choose_tree_adds(tree)
   end
 end
 
--- Value strings.
-local VS_Weapon = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+local RS = {}
+VS.Weapon = {
   [0] = "NONE",
   [32] = "KNIFE",
 }
 -- Every name as a range, for the field's display; values of a named range are looked up there.
-local RS_Weapon = {
+RS.Weapon = {
   { 0, 0, "NONE" },
   { 32, 32, "KNIFE" },
   { 1, 6, "PISTOL" },
   { 16, 31, "RIFLE" },
 }
-setmetatable(VS_Weapon, { __index = function(_, v)
+setmetatable(VS.Weapon, { __index = function(_, v)
   if type(v) ~= "number" then return nil end
-  for _, r in ipairs(RS_Weapon) do
+  for _, r in ipairs(RS.Weapon) do
     if v >= r[1] and v <= r[2] then return r[3] end
   end
   return nil
 end })
-local VS_Level = {
+VS.Level = {
   [0] = "LOW",
   [10] = "HIGH",
 }
 -- Every name as a range, for the field's display; values of a named range are looked up there.
-local RS_Level = {
+RS.Level = {
   { 0, 0, "LOW" },
   { 10, 10, "HIGH" },
   { 1, 9, "MID" },
 }
-setmetatable(VS_Level, { __index = function(_, v)
+setmetatable(VS.Level, { __index = function(_, v)
   if type(v) ~= "number" then return nil end
-  for _, r in ipairs(RS_Level) do
+  for _, r in ipairs(RS.Level) do
     if v >= r[1] and v <= r[2] then return r[3] end
   end
   return nil
@@ -117,8 +120,8 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["enum_ranges.weapon"] = ProtoField.uint8("enum_ranges.weapon", "Weapon", base.RANGE_STRING, RS_Weapon, nil, "")
-F["enum_ranges.level"] = ProtoField.uint8("enum_ranges.level", "Level", base.RANGE_STRING, RS_Level, nil, "")
+F["enum_ranges.weapon"] = ProtoField.uint8("enum_ranges.weapon", "Weapon", base.RANGE_STRING, RS.Weapon, nil, "")
+F["enum_ranges.level"] = ProtoField.uint8("enum_ranges.level", "Level", base.RANGE_STRING, RS.Level, nil, "")
 F["enum_ranges.extra"] = ProtoField.bytes("enum_ranges.extra", "Extra", base.NONE, "")
 F["enum_ranges.ammo.rounds"] = ProtoField.uint8("enum_ranges.ammo.rounds", "Rounds", base.DEC, nil, nil, "")
 proto.fields = field_list
@@ -173,18 +176,20 @@ local VISIBLE = true
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Ammo(tvb, pinfo, tree, offset, limit)
+function dissect.Ammo(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "rounds", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["enum_ranges.ammo.rounds"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
-local function dissect_Shot(tvb, pinfo, tree, offset, limit)
+function dissect.Shot(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   ROOT_VALUES = v
@@ -194,7 +199,7 @@ local function dissect_Shot(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["enum_ranges.weapon"], range)
   val = range_le_uint(range)
   v.weapon = val
-  if VS_Weapon[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("weapon %d is not named by the schema", val)) end
+  if VS.Weapon[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("weapon %d is not named by the schema", val)) end
   offset = offset + 1
   -- level
   if limit - offset < 1 then return truncated(tree, tvb, offset, "level", 1, limit - offset) end
@@ -202,19 +207,19 @@ local function dissect_Shot(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["enum_ranges.level"], range)
   val = range_le_uint(range)
   v.level = val
-  if VS_Level[val] == nil then tree_add_proto_expert_info(item, E.invalid, fmt("level %d is not allowed", val)) end
+  if VS.Level[val] == nil then tree_add_proto_expert_info(item, E.invalid, fmt("level %d is not allowed", val)) end
   offset = offset + 1
   -- extra
   local tag_extra = v.weapon
   if (tag_extra >= 1 and tag_extra <= 6) then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Extra: Pistol") or tree
-    nxt = dissect_Ammo(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Ammo(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif (tag_extra >= 16 and tag_extra <= 31) then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Extra: Rifle") or tree
-    nxt = dissect_Ammo(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Ammo(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -303,12 +308,12 @@ register_text_stat("fields", "Enum ranges bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset, v = dissect_Shot(tvb, pinfo, root, 0, size)
+  local offset, v = dissect.Shot(tvb, pinfo, root, 0, size)
   if offset == nil then
     if next(ROOT_VALUES) ~= nil then
-      return (ROOT_VALUES.weapon == nil and "?" or enum_name(VS_Weapon, ROOT_VALUES.weapon, "Unknown (0x%02x)"))
+      return (ROOT_VALUES.weapon == nil and "?" or enum_name(VS.Weapon, ROOT_VALUES.weapon, "Unknown (0x%02x)"))
         .. " "
-        .. (ROOT_VALUES.level == nil and "?" or enum_name(VS_Level, ROOT_VALUES.level, "Unknown (0x%02x)"))
+        .. (ROOT_VALUES.level == nil and "?" or enum_name(VS.Level, ROOT_VALUES.level, "Unknown (0x%02x)"))
         .. " [malformed]"
     end
     return "Enum ranges [malformed]"
@@ -316,9 +321,9 @@ local function dissect_message(tvb, pinfo, root)
   if offset < size then
     tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
-  return enum_name(VS_Weapon, v.weapon, "Unknown (0x%02x)")
+  return enum_name(VS.Weapon, v.weapon, "Unknown (0x%02x)")
     .. " "
-    .. enum_name(VS_Level, v.level, "Unknown (0x%02x)")
+    .. enum_name(VS.Level, v.level, "Unknown (0x%02x)")
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.

@@ -72,12 +72,14 @@ local function choose_tree_adds(tree)
   end
 end
 
--- Value strings.
-local VS_Open = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.Open = {
   [1] = "ONE",
   [2] = "TWO",
 }
-local VS_Closed = {
+VS.Closed = {
   [1] = "LOW",
   [2] = "HIGH",
 }
@@ -88,8 +90,8 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["enums.open"] = ProtoField.uint8("enums.open", "Open", base.HEX, VS_Open, nil, "")
-F["enums.closed"] = ProtoField.uint16("enums.closed", "Closed", base.HEX, VS_Closed, nil, "")
+F["enums.open"] = ProtoField.uint8("enums.open", "Open", base.HEX, VS.Open, nil, "")
+F["enums.closed"] = ProtoField.uint16("enums.closed", "Closed", base.HEX, VS.Closed, nil, "")
 proto.fields = field_list
 
 -- Expert info.
@@ -136,11 +138,13 @@ end
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Both(tvb, pinfo, tree, offset, limit)
+function dissect.Both(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
   ROOT_VALUES = v
@@ -150,7 +154,7 @@ local function dissect_Both(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["enums.open"], range)
   val = range_le_uint(range)
   v.open = val
-  if VS_Open[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("open %d is not named by the schema", val)) end
+  if VS.Open[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("open %d is not named by the schema", val)) end
   offset = offset + 1
   -- closed
   if limit - offset < 2 then return truncated(tree, tvb, offset, "closed", 2, limit - offset) end
@@ -158,7 +162,7 @@ local function dissect_Both(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["enums.closed"], range)
   val = range_le_uint(range)
   v.closed = val
-  if VS_Closed[val] == nil then tree_add_proto_expert_info(item, E.invalid, fmt("closed %d is not allowed", val)) end
+  if VS.Closed[val] == nil then tree_add_proto_expert_info(item, E.invalid, fmt("closed %d is not allowed", val)) end
   offset = offset + 2
   return offset, v
 end
@@ -240,10 +244,10 @@ register_text_stat("fields", "Enums bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset, v = dissect_Both(tvb, pinfo, root, 0, size)
+  local offset, v = dissect.Both(tvb, pinfo, root, 0, size)
   if offset == nil then
     if next(ROOT_VALUES) ~= nil then
-      return (ROOT_VALUES.open == nil and "?" or enum_name(VS_Open, ROOT_VALUES.open, "Unknown (0x%02x)"))
+      return (ROOT_VALUES.open == nil and "?" or enum_name(VS.Open, ROOT_VALUES.open, "Unknown (0x%02x)"))
         .. " [malformed]"
     end
     return "Enums [malformed]"
@@ -251,7 +255,7 @@ local function dissect_message(tvb, pinfo, root)
   if offset < size then
     tree_add_proto_expert_info(root, E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
-  return enum_name(VS_Open, v.open, "Unknown (0x%02x)")
+  return enum_name(VS.Open, v.open, "Unknown (0x%02x)")
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.

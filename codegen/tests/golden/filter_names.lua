@@ -142,12 +142,14 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
 -- Vec3 of a field with 'filter: position': its fields are filter_names.position.*
-local function dissect_Vec3_as_position(tvb, pinfo, tree, offset, limit)
+function dissect.Vec3_as_position(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["filter_names.position.x"], tvb(offset, 4)) end
   offset = offset + 4
@@ -161,7 +163,7 @@ local function dissect_Vec3_as_position(tvb, pinfo, tree, offset, limit)
 end
 
 -- Vec3 of a field with 'filter: velocity': its fields are filter_names.velocity.*
-local function dissect_Vec3_as_velocity(tvb, pinfo, tree, offset, limit)
+function dissect.Vec3_as_velocity(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["filter_names.velocity.x"], tvb(offset, 4)) end
   offset = offset + 4
@@ -175,7 +177,7 @@ local function dissect_Vec3_as_velocity(tvb, pinfo, tree, offset, limit)
 end
 
 -- Vec3 of a field with 'filter: waypoint': its fields are filter_names.waypoint.*
-local function dissect_Vec3_as_waypoint(tvb, pinfo, tree, offset, limit)
+function dissect.Vec3_as_waypoint(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["filter_names.waypoint.x"], tvb(offset, 4)) end
   offset = offset + 4
@@ -188,7 +190,7 @@ local function dissect_Vec3_as_waypoint(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Vec3(tvb, pinfo, tree, offset, limit)
+function dissect.Vec3(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["filter_names.vec3.x"], tvb(offset, 4)) end
   offset = offset + 4
@@ -202,11 +204,11 @@ local function dissect_Vec3(tvb, pinfo, tree, offset, limit)
 end
 
 -- Aim of a field with 'filter: sight': its fields are filter_names.sight.*
-local function dissect_Aim_as_sight(tvb, pinfo, tree, offset, limit)
+function dissect.Aim_as_sight(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, range
   -- target
   sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Target: Vec3") or tree
-  nxt = dissect_Vec3(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Vec3(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- flags
@@ -219,22 +221,39 @@ local function dissect_Aim_as_sight(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Body(tvb, pinfo, tree, offset, limit)
+function dissect.Aim(tvb, pinfo, tree, offset, limit)
+  local item, sub, nxt, range
+  -- target
+  sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Target: Vec3") or tree
+  nxt = dissect.Vec3(tvb, pinfo, sub, offset, limit)
+  if nxt == nil then return nil end
+  offset = nxt
+  -- flags
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
+  range = tvb(offset, 1)
+  item = tree_add_le(tree, F["filter_names.aim.flags"], range)
+  tree_add_le(item, F["filter_names.aim.flags.locked"], range)
+  tree_add_le(item, F["filter_names.aim.flags.zoomed"], range)
+  offset = offset + 1
+  return offset
+end
+
+function dissect.Body(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt
   local v = {}
   -- position
   sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Position: Vec3") or tree
-  nxt = dissect_Vec3_as_position(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Vec3_as_position(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- velocity
   sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Velocity: Vec3") or tree
-  nxt = dissect_Vec3_as_velocity(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Vec3_as_velocity(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- spin
   sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 10 and limit - offset or 10), "Spin: Vec3") or tree
-  nxt = dissect_Vec3(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Vec3(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- route
@@ -246,14 +265,14 @@ local function dissect_Body(tvb, pinfo, tree, offset, limit)
   local arr_route, arr_start_route = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Route (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_route, tvb(offset, limit - offset < 10 and limit - offset or 10), "Route: Vec3") or arr_route
-    nxt = dissect_Vec3_as_waypoint(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Vec3_as_waypoint(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
   if VISIBLE then tree_set_len(arr_route, offset - arr_start_route) end
   -- look
   sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 11 and limit - offset or 11), "Look: Aim") or tree
-  nxt = dissect_Aim_as_sight(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Aim_as_sight(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   return offset, v
@@ -336,7 +355,7 @@ register_text_stat("fields", "Filter names bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Body(tvb, pinfo, root, 0, size)
+  local offset = dissect.Body(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Filter names [malformed]"
   end

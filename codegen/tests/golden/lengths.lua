@@ -167,18 +167,20 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Item(tvb, pinfo, tree, offset, limit)
+function dissect.Item(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
   if HAS_TREE then tree_add(tree, F["lengths.item.id"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
-local function dissect_Sized(tvb, pinfo, tree, offset, limit)
+function dissect.Sized(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
   -- name
@@ -225,7 +227,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   local arr_items, arr_start_items = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Items (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_items, tvb(offset, limit - offset < 2 and limit - offset or 2), "Items: Item") or arr_items
-    nxt = dissect_Item(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Item(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
@@ -254,7 +256,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   n = v.inner_len
   if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("inner_len says %d bytes of inner, %d remain", n, limit - offset)) return nil end
   sub = VISIBLE and tree_add(tree, tvb(offset, n), "Inner: Item") or tree
-  nxt = dissect_Item(tvb, pinfo, sub, offset, offset + n)
+  nxt = dissect.Item(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
   if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("inner: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
@@ -347,7 +349,7 @@ register_text_stat("fields", "Lengths bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Sized(tvb, pinfo, root, 0, size)
+  local offset = dissect.Sized(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Lengths [malformed]"
   end

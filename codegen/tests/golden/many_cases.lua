@@ -75,8 +75,10 @@ local function choose_tree_adds(tree)
   end
 end
 
--- Value strings.
-local VS_CASE_Command_code = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.CASE_Command_code = {
   [1] = "Move",
   [2] = "Turn",
   [3] = "Fire",
@@ -96,7 +98,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["many_cases.code"] = ProtoField.uint8("many_cases.code", "Code", base.DEC, VS_CASE_Command_code, nil, "")
+F["many_cases.code"] = ProtoField.uint8("many_cases.code", "Code", base.DEC, VS.CASE_Command_code, nil, "")
 F["many_cases.body"] = ProtoField.bytes("many_cases.body", "Body", base.NONE, "")
 F["many_cases.move.dx"] = ProtoField.int16("many_cases.move.dx", "Dx", base.DEC, nil, nil, "")
 F["many_cases.move.dy"] = ProtoField.int16("many_cases.move.dy", "Dy", base.DEC, nil, nil, "")
@@ -182,11 +184,16 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
+-- Each switch's case table (`CASES.<Type>_<switch>`: tag to name and function), by the
+-- function that reads it.
+local CASES = {}
 
-local function dissect_Move(tvb, pinfo, tree, offset, limit)
+function dissect.Move(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "dx", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["many_cases.move.dx"], tvb(offset, 2)) end
   offset = offset + 2
@@ -196,42 +203,42 @@ local function dissect_Move(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Turn(tvb, pinfo, tree, offset, limit)
+function dissect.Turn(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "angle", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["many_cases.turn.angle"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
-local function dissect_Fire(tvb, pinfo, tree, offset, limit)
+function dissect.Fire(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "weapon", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["many_cases.fire.weapon"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
-local function dissect_Jump(tvb, pinfo, tree, offset, limit)
+function dissect.Jump(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "height", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["many_cases.jump.height"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
-local function dissect_Crouch(tvb, pinfo, tree, offset, limit)
+function dissect.Crouch(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "on", 1, limit - offset) end
   if HAS_TREE then tree_add(tree, F["many_cases.crouch.on"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
-local function dissect_Reload(tvb, pinfo, tree, offset, limit)
+function dissect.Reload(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "slot", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["many_cases.reload.slot"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
-local function dissect_Chat(tvb, pinfo, tree, offset, limit)
+function dissect.Chat(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- text_len
@@ -250,14 +257,14 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Emote(tvb, pinfo, tree, offset, limit)
+function dissect.Emote(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["many_cases.emote.id"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
-local function dissect_Ping(tvb, pinfo, tree, offset, limit)
+function dissect.Ping(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sent_at", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["many_cases.ping.sent_at"], tvb(offset, 4)) end
   offset = offset + 4
@@ -266,19 +273,19 @@ end
 
 -- The cases of `body` by tag: the label each is shown under and the function that
 -- reads it.
-local CASES_Command_body = {
-  [1] = { "Body: Move", dissect_Move },
-  [2] = { "Body: Turn", dissect_Turn },
-  [3] = { "Body: Fire", dissect_Fire },
-  [4] = { "Body: Jump", dissect_Jump },
-  [5] = { "Body: Crouch", dissect_Crouch },
-  [6] = { "Body: Reload", dissect_Reload },
-  [7] = { "Body: Chat", dissect_Chat },
-  [8] = { "Body: Emote", dissect_Emote },
-  [9] = { "Body: Ping", dissect_Ping },
+CASES.Command_body = {
+  [1] = { "Body: Move", dissect.Move },
+  [2] = { "Body: Turn", dissect.Turn },
+  [3] = { "Body: Fire", dissect.Fire },
+  [4] = { "Body: Jump", dissect.Jump },
+  [5] = { "Body: Crouch", dissect.Crouch },
+  [6] = { "Body: Reload", dissect.Reload },
+  [7] = { "Body: Chat", dissect.Chat },
+  [8] = { "Body: Emote", dissect.Emote },
+  [9] = { "Body: Ping", dissect.Ping },
 }
 
-local function dissect_Command(tvb, pinfo, tree, offset, limit)
+function dissect.Command(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   -- code
@@ -290,7 +297,7 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- body
   local tag_body = v.code
-  local case_body = CASES_Command_body[tag_body]
+  local case_body = CASES.Command_body[tag_body]
   if case_body ~= nil then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_body[1]) or tree
     nxt = case_body[2](tvb, pinfo, sub, offset, limit)
@@ -299,7 +306,7 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
     offset = nxt
   elseif (tag_body >= 16 and tag_body <= 31) then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Dash") or tree
-    nxt = dissect_Move(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Move(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -307,7 +314,7 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
     local arr_body = VISIBLE and tree_add(tree, tvb(offset, limit - offset), "Body: Turns") or tree
     while offset < limit do
       sub = VISIBLE and tree_add(arr_body, tvb(offset, 0), "Turn") or arr_body
-      nxt = dissect_Turn(tvb, pinfo, sub, offset, limit)
+      nxt = dissect.Turn(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
       if VISIBLE then tree_set_len(sub, nxt - offset) end
       offset = nxt
@@ -397,7 +404,7 @@ register_text_stat("fields", "Many cases bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Command(tvb, pinfo, root, 0, size)
+  local offset = dissect.Command(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Many cases [malformed]"
   end

@@ -208,8 +208,10 @@ local function f64_from_bits(hi, lo)
   return sign * (1 + m / 2 ^ 52) * 2 ^ (e - 1023)
 end
 
--- Value strings.
-local VS_Kind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.Kind = {
   [291] = "DATA",
   [2748] = "ACK",
 }
@@ -228,7 +230,7 @@ F["msb_bits.frag.reserved"] = ProtoField.bool("msb_bits.frag.reserved", "RESERVE
 F["msb_bits.frag.dont"] = ProtoField.bool("msb_bits.frag.dont", "DONT", base.NONE, nil, nil, "")
 F["msb_bits.frag.more"] = ProtoField.bool("msb_bits.frag.more", "MORE", base.NONE, nil, nil, "")
 F["msb_bits.offset"] = ProtoField.uint16("msb_bits.offset", "Offset", base.DEC, nil, nil, "")
-F["msb_bits.kind"] = ProtoField.uint16("msb_bits.kind", "Kind", base.HEX, VS_Kind, nil, "")
+F["msb_bits.kind"] = ProtoField.uint16("msb_bits.kind", "Kind", base.HEX, VS.Kind, nil, "")
 F["msb_bits.delta"] = ProtoField.int8("msb_bits.delta", "Delta", base.DEC, nil, nil, "")
 F["msb_bits.urgent"] = ProtoField.bool("msb_bits.urgent", "Urgent", base.NONE, nil, nil, "")
 F["msb_bits.stamp"] = ProtoField.uint64("msb_bits.stamp", "Stamp", base.DEC, nil, nil, "")
@@ -315,11 +317,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Point(tvb, pinfo, tree, offset, limit)
+function dissect.Point(tvb, pinfo, tree, offset, limit)
   local item, val
   -- x
   if limit - offset < 7 then return truncated_bits(tree, tvb, offset, "x", 7, limit - offset) end
@@ -338,7 +342,7 @@ local function dissect_Point(tvb, pinfo, tree, offset, limit)
 end
 
 -- Header: An IPv4-like header, then wider fields at odd offsets.
-local function dissect_Header(tvb, pinfo, tree, offset, limit)
+function dissect.Header(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}
   -- version: High nibble of the first byte.
@@ -381,7 +385,7 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 11)) end
   v.kind = val
   offset = offset + 12
-  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS.Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   -- delta
   if limit - offset < 5 then return truncated_bits(tree, tvb, offset, "delta", 5, limit - offset) end
   val = read_bits_msb(tvb, offset, 5)
@@ -426,7 +430,7 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   offset = offset + 64
   -- origin
   sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Origin: Point") or tree
-  nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
   offset = nxt
@@ -439,7 +443,7 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   n = val
   for _ = 1, n do
     sub = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "Path: Point") or tree
-    nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Point(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, ceil8(nxt) - floor(offset / 8)) end
     offset = nxt
@@ -539,7 +543,7 @@ register_text_stat("fields", "MSB-first bits bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len() * 8
-  local offset = dissect_Header(tvb, pinfo, root, 0, size)
+  local offset = dissect.Header(tvb, pinfo, root, 0, size)
   if offset == nil then return "MSB-first bits [malformed]" end
   -- Only the zero padding of the last byte may follow.
   if size - offset >= 8 or (size > offset and read_bits_msb(tvb, offset, size - offset) ~= 0) then

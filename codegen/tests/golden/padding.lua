@@ -206,11 +206,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Mode(tvb, pinfo, tree, offset, limit)
+function dissect.Mode(tvb, pinfo, tree, offset, limit)
   local item, val
   -- level
   if limit - offset < 3 then return truncated_bits(tree, tvb, offset, "level", 3, limit - offset) end
@@ -227,7 +229,7 @@ local function dissect_Mode(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Entry(tvb, pinfo, tree, offset, limit)
+function dissect.Entry(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "padding", 8, limit - offset) end
   limit = offset + 8
   if limit - offset < 2 then return truncated(tree, tvb, offset, "code", 2, limit - offset) end
@@ -241,7 +243,7 @@ local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Tail(tvb, pinfo, tree, offset, limit)
+function dissect.Tail(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n
   -- note
@@ -262,7 +264,7 @@ local function dissect_Tail(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Record(tvb, pinfo, tree, offset, limit)
+function dissect.Record(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, sub, nxt
   local v = {}
@@ -305,7 +307,7 @@ local function dissect_Record(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- mode
   sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Mode: Mode") or tree
-  nxt = dissect_Mode(tvb, pinfo, sub, (offset) * 8, (limit) * 8)
+  nxt = dissect.Mode(tvb, pinfo, sub, (offset) * 8, (limit) * 8)
   if nxt == nil then return nil end
   nxt = ceil8(nxt)
   if VISIBLE then tree_set_len(sub, nxt - offset) end
@@ -319,7 +321,7 @@ local function dissect_Record(tvb, pinfo, tree, offset, limit)
   local arr_entries, arr_start_entries = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Entries (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_entries, tvb(offset, 0), "Entries: Entry") or arr_entries
-    nxt = dissect_Entry(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Entry(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -327,7 +329,7 @@ local function dissect_Record(tvb, pinfo, tree, offset, limit)
   if VISIBLE then tree_set_len(arr_entries, offset - arr_start_entries) end
   -- tail
   sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Tail: Tail") or tree
-  nxt = dissect_Tail(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Tail(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
@@ -411,7 +413,7 @@ register_text_stat("fields", "Padding bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Record(tvb, pinfo, root, 0, size)
+  local offset = dissect.Record(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Padding [malformed]"
   end

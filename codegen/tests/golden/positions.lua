@@ -132,11 +132,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Framed(tvb, pinfo, tree, offset, limit)
+function dissect.Framed(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- array_size
@@ -166,6 +168,27 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   if HAS_TREE then tree_add_le(tree, F["positions.crc"], tvb(offset, 2)) end
   offset = offset + 2
   return offset, v
+end
+
+-- Tail: A type whose last field is present only when bytes are left for it.
+function dissect.Tail(tvb, pinfo, tree, offset, limit)
+  local item, n
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
+  if HAS_TREE then tree_add_le(tree, F["positions.tail.kind"], tvb(offset, 1)) end
+  offset = offset + 1
+  -- extra
+  if ((limit - offset) >= 2) then
+    if limit - offset < 2 then return truncated(tree, tvb, offset, "extra", 2, limit - offset) end
+    if HAS_TREE then tree_add_le(tree, F["positions.tail.extra"], tvb(offset, 2)) end
+    offset = offset + 2
+  end
+  -- all_but_head
+  n = (tvb:len() - 3)
+  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "all_but_head", n, limit - offset) end
+  item = tree_add(tree, F["positions.tail.all_but_head"], tvb(offset, n))
+  if n == 0 then tree_set_text(item, "All but head: <empty>") end
+  offset = offset + n
+  return offset
 end
 
 -- A statistic printed as text: `tshark -z positions,<arg>` and, in Wireshark, an item of
@@ -245,7 +268,7 @@ register_text_stat("fields", "Positions bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Framed(tvb, pinfo, root, 0, size)
+  local offset = dissect.Framed(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Positions [malformed]"
   end

@@ -113,13 +113,15 @@ local function read_bits(tvb, pos, w)
   return floor(raw / 2 ^ shift) % 2 ^ w
 end
 
--- Value strings.
-local VS_Kind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.Kind = {
   [1] = "PING",
   [2] = "DATA",
   [3] = "ACK",
 }
-local VS_Shape = {
+VS.Shape = {
   [0] = "NONE",
   [1] = "CIRCLE",
   [2] = "BOX",
@@ -131,14 +133,14 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["announced.kind"] = ProtoField.uint8("announced.kind", "Kind", base.HEX, VS_Kind, nil, "")
+F["announced.kind"] = ProtoField.uint8("announced.kind", "Kind", base.HEX, VS.Kind, nil, "")
 F["announced.opts"] = ProtoField.uint8("announced.opts", "Opts", base.HEX, nil, nil, "Bits the user sets (URGENT) and bits the encoder sets.")
 F["announced.opts.has_target"] = ProtoField.bool("announced.opts.has_target", "HAS_TARGET", 8, nil, 0x1, "")
 F["announced.opts.no_name"] = ProtoField.bool("announced.opts.no_name", "NO_NAME", 8, nil, 0x2, "")
 F["announced.opts.is_ack"] = ProtoField.bool("announced.opts.is_ack", "IS_ACK", 8, nil, 0x4, "")
 F["announced.opts.urgent"] = ProtoField.bool("announced.opts.urgent", "URGENT", 8, nil, 0x80, "")
 F["announced.no_note"] = ProtoField.bool("announced.no_note", "No note", base.NONE, nil, nil, "")
-F["announced.shape"] = ProtoField.uint8("announced.shape", "Shape", base.HEX, VS_Shape, nil, "")
+F["announced.shape"] = ProtoField.uint8("announced.shape", "Shape", base.HEX, VS.Shape, nil, "")
 F["announced.mode"] = ProtoField.uint8("announced.mode", "Mode", base.DEC, nil, nil, "")
 F["announced.target"] = ProtoField.uint32("announced.target", "Target", base.DEC, nil, nil, "")
 F["announced.name.length"] = ProtoField.uint8("announced.name.length", "Name length", base.DEC, nil, nil, "Length of Name")
@@ -233,11 +235,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Motion(tvb, pinfo, tree, offset, limit)
+function dissect.Motion(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
   -- has_speed
@@ -273,7 +277,7 @@ local function dissect_Motion(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Data(tvb, pinfo, tree, offset, limit)
+function dissect.Data(tvb, pinfo, tree, offset, limit)
   local item, n
   -- payload
   if limit - offset < 1 then return truncated(tree, tvb, offset, "payload length", 1, limit - offset) end
@@ -287,7 +291,7 @@ local function dissect_Data(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Message(tvb, pinfo, tree, offset, limit)
+function dissect.Message(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
   -- kind
@@ -296,7 +300,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["announced.kind"], range)
   val = range_le_uint(range)
   v.kind = val
-  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS.Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- opts: Bits the user sets (URGENT) and bits the encoder sets.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "opts", 1, limit - offset) end
@@ -323,7 +327,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["announced.shape"], range)
   val = range_le_uint(range)
   v.shape = val
-  if VS_Shape[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("shape %d is not named by the schema", val)) end
+  if VS.Shape[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("shape %d is not named by the schema", val)) end
   offset = offset + 1
   -- mode
   if limit - offset < 1 then return truncated(tree, tvb, offset, "mode", 1, limit - offset) end
@@ -374,7 +378,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   end
   -- motion
   sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Motion: Motion") or tree
-  nxt = dissect_Motion(tvb, pinfo, sub, (offset) * 8, (limit) * 8)
+  nxt = dissect.Motion(tvb, pinfo, sub, (offset) * 8, (limit) * 8)
   if nxt == nil then return nil end
   nxt = ceil8(nxt)
   if VISIBLE then tree_set_len(sub, nxt - offset) end
@@ -383,7 +387,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   local tag_body = v.kind
   if tag_body == 2 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Data") or tree
-    nxt = dissect_Data(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Data(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -471,7 +475,7 @@ register_text_stat("fields", "Announced presence bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Message(tvb, pinfo, root, 0, size)
+  local offset = dissect.Message(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Announced presence [malformed]"
   end

@@ -106,8 +106,10 @@ local function is_server_port(port)
   return false
 end
 
--- Value strings.
-local VS_CASE_Packet_command = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.CASE_Packet_command = {
   [1] = "Hello",
 }
 
@@ -119,7 +121,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
 end })
 F["reassembly.flags"] = ProtoField.uint8("reassembly.flags", "Flags", base.HEX, nil, nil, "")
 F["reassembly.flags.fragment"] = ProtoField.bool("reassembly.flags.fragment", "FRAGMENT", 8, nil, 0x1, "")
-F["reassembly.command"] = ProtoField.uint8("reassembly.command", "Command", base.DEC, VS_CASE_Packet_command, nil, "")
+F["reassembly.command"] = ProtoField.uint8("reassembly.command", "Command", base.DEC, VS.CASE_Packet_command, nil, "")
 F["reassembly.fragment_id"] = ProtoField.uint16("reassembly.fragment_id", "Fragment id", base.DEC, nil, nil, "")
 F["reassembly.fragment_index"] = ProtoField.uint8("reassembly.fragment_index", "Fragment index", base.DEC, nil, nil, "")
 F["reassembly.fragment_count"] = ProtoField.uint8("reassembly.fragment_count", "Fragment count", base.DEC, nil, nil, "")
@@ -302,11 +304,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Hello(tvb, pinfo, tree, offset, limit)
+function dissect.Hello(tvb, pinfo, tree, offset, limit)
   local item, n
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
@@ -322,11 +326,11 @@ end
 
 -- payload: the case tag_payload picks, in the n bytes at offset (of a packet, or of a
 -- reassembled payload).
-local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
+function dissect.Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
   local item, sub, nxt, val
   if tag_payload == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Payload: Hello") or tree
-    nxt, val = dissect_Hello(tvb, pinfo, sub, offset, offset + n)
+    nxt, val = dissect.Hello(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
@@ -338,7 +342,7 @@ local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, 
   return offset + n
 end
 
-local function dissect_Packet(tvb, pinfo, tree, offset, limit)
+function dissect.Packet(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- flags
@@ -393,7 +397,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
     if n == 0 then tree_set_text(item, "Payload: <empty>") end
     v.payload = n
   else
-    if dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v) == nil then return nil end
+    if dissect.Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v) == nil then return nil end
   end
   offset = offset + n
   return offset, v
@@ -402,7 +406,7 @@ end
 -- A reassembled payload, decoded like the switch of one whole message, by the tag of the
 -- packet that completed it.
 local function dissect_whole(tvb, pinfo, tree, v)
-  return dissect_Packet_payload(tvb, pinfo, tree, 0, tvb:len(), v.command, {})
+  return dissect.Packet_payload(tvb, pinfo, tree, 0, tvb:len(), v.command, {})
 end
 
 -- A statistic printed as text: `tshark -z reassembly,<arg>` and, in Wireshark, an item of
@@ -610,7 +614,7 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
+  local offset, v = dissect.Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Reassembly [malformed]"
   end

@@ -108,14 +108,16 @@ local function is_server_port(port)
   return false
 end
 
--- Value strings.
-local VS_Kind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.Kind = {
   [0] = "Data",
   [1] = "Ack",
   [2] = "Notify",
   [3] = "Ping",
 }
-local VS_CASE_Heartbeat_form = {
+VS.CASE_Heartbeat_form = {
   [0] = "Ping",
   [1] = "Pong",
 }
@@ -126,7 +128,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["reliability.kind"] = ProtoField.uint8("reliability.kind", "Kind", base.HEX, VS_Kind, nil, "")
+F["reliability.kind"] = ProtoField.uint8("reliability.kind", "Kind", base.HEX, VS.Kind, nil, "")
 F["reliability.acked_upto"] = ProtoField.uint16("reliability.acked_upto", "Acked upto", base.DEC, nil, nil, "")
 F["reliability.data.flags"] = ProtoField.uint8("reliability.data.flags", "Flags", base.HEX, nil, nil, "")
 F["reliability.data.flags.reliable"] = ProtoField.bool("reliability.data.flags.reliable", "RELIABLE", 8, nil, 0x1, "")
@@ -139,7 +141,7 @@ F["reliability.ack.chunk"] = ProtoField.uint8("reliability.ack.chunk", "Chunk", 
 F["reliability.notify.seq"] = ProtoField.uint8("reliability.notify.seq", "Seq", base.DEC, nil, nil, "")
 F["reliability.notify.last"] = ProtoField.uint8("reliability.notify.last", "Last", base.DEC, nil, nil, "")
 F["reliability.notify.received"] = ProtoField.uint8("reliability.notify.received", "Received", base.DEC, nil, nil, "")
-F["reliability.heartbeat.form"] = ProtoField.uint8("reliability.heartbeat.form", "Form", base.DEC, VS_CASE_Heartbeat_form, nil, "")
+F["reliability.heartbeat.form"] = ProtoField.uint8("reliability.heartbeat.form", "Form", base.DEC, VS.CASE_Heartbeat_form, nil, "")
 F["reliability.ping.id"] = ProtoField.uint16("reliability.ping.id", "Id", base.DEC, nil, nil, "")
 F["reliability.pong.id"] = ProtoField.uint16("reliability.pong.id", "Id", base.DEC, nil, nil, "")
 
@@ -343,11 +345,13 @@ local function fact_ping(id, reply)
   FACTS.ping, FACTS.ping_id, FACTS.ping_reply = true, id, reply
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Data(tvb, pinfo, tree, offset, limit)
+function dissect.Data(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- flags
@@ -383,7 +387,7 @@ local function dissect_Data(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Ack(tvb, pinfo, tree, offset, limit)
+function dissect.Ack(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
   -- seq
@@ -405,7 +409,7 @@ local function dissect_Ack(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Notify(tvb, pinfo, tree, offset, limit)
+function dissect.Notify(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
   -- seq
@@ -436,7 +440,7 @@ local function dissect_Notify(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Ping(tvb, pinfo, tree, offset, limit)
+function dissect.Ping(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
   -- id
@@ -451,7 +455,7 @@ local function dissect_Ping(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Pong(tvb, pinfo, tree, offset, limit)
+function dissect.Pong(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
   -- id
@@ -466,7 +470,7 @@ local function dissect_Pong(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
+function dissect.Heartbeat(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}
   -- form
@@ -480,13 +484,13 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   local tag_body = v.form
   if tag_body == 0 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ping") or tree
-    nxt = dissect_Ping(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Ping(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Pong") or tree
-    nxt = dissect_Pong(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Pong(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -497,7 +501,7 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Packet(tvb, pinfo, tree, offset, limit)
+function dissect.Packet(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   -- kind
@@ -506,7 +510,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["reliability.kind"], range)
   val = range_le_uint(range)
   v.kind = val
-  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS.Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- acked_upto
   if limit - offset < 2 then return truncated(tree, tvb, offset, "acked_upto", 2, limit - offset) end
@@ -519,25 +523,25 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local tag_body = v.kind
   if tag_body == 0 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Data") or tree
-    nxt = dissect_Data(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Data(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ack") or tree
-    nxt = dissect_Ack(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Ack(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Notify") or tree
-    nxt = dissect_Notify(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Notify(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 3 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ping") or tree
-    nxt = dissect_Heartbeat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Heartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -1175,7 +1179,7 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Packet(tvb, pinfo, root, 0, size)
+  local offset = dissect.Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Reliability [malformed]"
   end

@@ -75,8 +75,10 @@ local function choose_tree_adds(tree)
   end
 end
 
--- Value strings.
-local VS_Default = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.Default = {
   [0] = "NONE",
   [1] = "SOME",
   [2] = "OK",
@@ -88,7 +90,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["reserved_names.kind"] = ProtoField.uint8("reserved_names.kind", "Kind", base.HEX, VS_Default, nil, "")
+F["reserved_names.kind"] = ProtoField.uint8("reserved_names.kind", "Kind", base.HEX, VS.Default, nil, "")
 F["reserved_names.state"] = ProtoField.uint8("reserved_names.state", "State", base.HEX, nil, nil, "")
 F["reserved_names.state.next"] = ProtoField.bool("reserved_names.state.next", "NEXT", 8, nil, 0x1, "")
 F["reserved_names.state.done"] = ProtoField.bool("reserved_names.state.done", "DONE", 8, nil, 0x2, "")
@@ -174,25 +176,27 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Vec(tvb, pinfo, tree, offset, limit)
+function dissect.Vec(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["reserved_names.vec.x"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
-local function dissect_Option(tvb, pinfo, tree, offset, limit)
+function dissect.Option(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "present", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["reserved_names.option.present"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
-local function dissect_Cow(tvb, pinfo, tree, offset, limit)
+function dissect.Cow(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
   -- bytes_len
@@ -211,34 +215,34 @@ local function dissect_Cow(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Some(tvb, pinfo, tree, offset, limit)
+function dissect.Some(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- value
   sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 1 and limit - offset or 1), "Value: Option") or tree
-  nxt = dissect_Option(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Option(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- cow
   sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Cow: Cow") or tree
-  nxt = dissect_Cow(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.Cow(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   if VISIBLE then tree_set_len(sub, nxt - offset) end
   offset = nxt
   return offset
 end
 
-local function dissect_EncodeError(tvb, pinfo, tree, offset, limit)
+function dissect.EncodeError(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "code", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["reserved_names.encode_error.code"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
-local function dissect_Reader(tvb, pinfo, tree, offset, limit)
+function dissect.Reader(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt
   -- error
   sub = VISIBLE and tree_add(tree, tvb(offset, limit - offset < 2 and limit - offset or 2), "Error: EncodeError") or tree
-  nxt = dissect_EncodeError(tvb, pinfo, sub, offset, limit)
+  nxt = dissect.EncodeError(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
   -- rest
@@ -249,7 +253,7 @@ local function dissect_Reader(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Codec(tvb, pinfo, tree, offset, limit)
+function dissect.Codec(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
   -- kind
@@ -258,7 +262,7 @@ local function dissect_Codec(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["reserved_names.kind"], range)
   val = range_le_uint(range)
   v.kind = val
-  if VS_Default[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS.Default[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- state
   if limit - offset < 1 then return truncated(tree, tvb, offset, "state", 1, limit - offset) end
@@ -286,7 +290,7 @@ local function dissect_Codec(tvb, pinfo, tree, offset, limit)
   local arr_tail, arr_start_tail = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Tail (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_tail, tvb(offset, limit - offset < 2 and limit - offset or 2), "Tail: Vec") or arr_tail
-    nxt = dissect_Vec(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Vec(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
@@ -295,13 +299,13 @@ local function dissect_Codec(tvb, pinfo, tree, offset, limit)
   local tag_body = v.kind
   if tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Some") or tree
-    nxt = dissect_Some(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Some(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ok") or tree
-    nxt = dissect_Reader(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Reader(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -390,7 +394,7 @@ register_text_stat("fields", "Reserved names bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Codec(tvb, pinfo, root, 0, size)
+  local offset = dissect.Codec(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Reserved names [malformed]"
   end

@@ -73,8 +73,10 @@ local function choose_tree_adds(tree)
   end
 end
 
--- Value strings.
-local VS_CASE_Frame_kind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.CASE_Frame_kind = {
   [1] = "Block",
 }
 
@@ -91,7 +93,7 @@ F["size_offsets.ids"] = ProtoField.uint16("size_offsets.ids", "Ids", base.DEC, n
 F["size_offsets.words"] = ProtoField.uint8("size_offsets.words", "Words", base.DEC, nil, nil, "")
 F["size_offsets.free"] = ProtoField.uint8("size_offsets.free", "Free", base.DEC, nil, nil, "")
 F["size_offsets.slots"] = ProtoField.uint8("size_offsets.slots", "Slots", base.DEC, nil, nil, "")
-F["size_offsets.kind"] = ProtoField.uint8("size_offsets.kind", "Kind", base.DEC, VS_CASE_Frame_kind, nil, "")
+F["size_offsets.kind"] = ProtoField.uint8("size_offsets.kind", "Kind", base.DEC, VS.CASE_Frame_kind, nil, "")
 F["size_offsets.body_len"] = ProtoField.uint8("size_offsets.body_len", "Body len", base.DEC, nil, nil, "")
 F["size_offsets.body"] = ProtoField.bytes("size_offsets.body", "Body", base.NONE, "")
 F["size_offsets.trailer"] = ProtoField.uint8("size_offsets.trailer", "Trailer", base.DEC, nil, nil, "")
@@ -142,11 +144,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Block(tvb, pinfo, tree, offset, limit)
+function dissect.Block(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "a", 2, limit - offset) end
   if HAS_TREE then tree_add(tree, F["size_offsets.block.a"], tvb(offset, 2)) end
   offset = offset + 2
@@ -156,7 +160,7 @@ local function dissect_Block(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Frame(tvb, pinfo, tree, offset, limit)
+function dissect.Frame(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
   -- size
@@ -200,7 +204,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   n = (4 * v.words)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "block", n, limit - offset) end
   sub = VISIBLE and tree_add(tree, tvb(offset, n), "Block: Block") or tree
-  nxt = dissect_Block(tvb, pinfo, sub, offset, offset + n)
+  nxt = dissect.Block(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
   if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("block: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
@@ -241,7 +245,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   local tag_body = v.kind
   if tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Body: Block") or tree
-    nxt = dissect_Block(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Block(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Block; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   else
@@ -332,7 +336,7 @@ register_text_stat("fields", "Size offsets bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Frame(tvb, pinfo, root, 0, size)
+  local offset = dissect.Frame(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Size offsets [malformed]"
   end

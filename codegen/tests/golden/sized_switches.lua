@@ -118,14 +118,16 @@ local function leb128_reader(read)
 end
 local read_leb128 = leb128_reader(read_bits)
 
--- Value strings.
-local VS_CASE_Packet_kind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.CASE_Packet_kind = {
   [1] = "Inner",
 }
-local VS_CASE_Packet_kind2 = {
+VS.CASE_Packet_kind2 = {
   [1] = "Inner",
 }
-local VS_CASE_Packet_kind3 = {
+VS.CASE_Packet_kind3 = {
   [1] = "Pair",
 }
 
@@ -135,13 +137,13 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["sized_switches.kind"] = ProtoField.uint8("sized_switches.kind", "Kind", base.DEC, VS_CASE_Packet_kind, nil, "")
+F["sized_switches.kind"] = ProtoField.uint8("sized_switches.kind", "Kind", base.DEC, VS.CASE_Packet_kind, nil, "")
 F["sized_switches.inner.length"] = ProtoField.uint16("sized_switches.inner.length", "Inner length", base.DEC, nil, nil, "Bytes of Inner")
 F["sized_switches.inner"] = ProtoField.bytes("sized_switches.inner", "Inner", base.NONE, "")
-F["sized_switches.kind2"] = ProtoField.uint8("sized_switches.kind2", "Kind2", base.DEC, VS_CASE_Packet_kind2, nil, "")
+F["sized_switches.kind2"] = ProtoField.uint8("sized_switches.kind2", "Kind2", base.DEC, VS.CASE_Packet_kind2, nil, "")
 F["sized_switches.other.length"] = ProtoField.uint64("sized_switches.other.length", "Other length", base.DEC, nil, nil, "Bytes of Other")
 F["sized_switches.other"] = ProtoField.bytes("sized_switches.other", "Other", base.NONE, "")
-F["sized_switches.kind3"] = ProtoField.uint8("sized_switches.kind3", "Kind3", base.DEC, VS_CASE_Packet_kind3, nil, "")
+F["sized_switches.kind3"] = ProtoField.uint8("sized_switches.kind3", "Kind3", base.DEC, VS.CASE_Packet_kind3, nil, "")
 F["sized_switches.fixed"] = ProtoField.bytes("sized_switches.fixed", "Fixed", base.NONE, "")
 F["sized_switches.inner.a"] = ProtoField.uint8("sized_switches.inner.a", "A", base.DEC, nil, nil, "")
 F["sized_switches.inner.s.length"] = ProtoField.uint8("sized_switches.inner.s.length", "S length", base.DEC, nil, nil, "Length of S")
@@ -221,11 +223,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Inner(tvb, pinfo, tree, offset, limit)
+function dissect.Inner(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["sized_switches.inner.a"], tvb(offset, 1)) end
@@ -242,7 +246,7 @@ local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Pair(tvb, pinfo, tree, offset, limit)
+function dissect.Pair(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["sized_switches.pair.a"], tvb(offset, 1)) end
   offset = offset + 1
@@ -252,7 +256,7 @@ local function dissect_Pair(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Packet(tvb, pinfo, tree, offset, limit)
+function dissect.Packet(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
   -- kind
@@ -271,7 +275,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local tag_inner = v.kind
   if tag_inner == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Inner: Inner") or tree
-    nxt = dissect_Inner(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Inner(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("inner: %d bytes do not hold a Inner; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("inner: %d bytes left unread", offset + n - nxt)) end
   else
@@ -298,7 +302,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local tag_other = v.kind2
   if tag_other == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Other: Inner") or tree
-    nxt = dissect_Inner(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Inner(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("other: %d bytes do not hold a Inner; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("other: %d bytes left unread", offset + n - nxt)) end
   else
@@ -319,7 +323,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local tag_fixed = v.kind3
   if tag_fixed == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Fixed: Pair") or tree
-    nxt = dissect_Pair(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Pair(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("fixed: %d bytes do not hold a Pair; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("fixed: %d bytes left unread", offset + n - nxt)) end
   else
@@ -407,7 +411,7 @@ register_text_stat("fields", "Sized switches bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Packet(tvb, pinfo, root, 0, size)
+  local offset = dissect.Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Sized switches [malformed]"
   end

@@ -97,12 +97,14 @@ local function is_server_port(port)
   return false
 end
 
--- Value strings.
-local VS_Kind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.Kind = {
   [0] = "BYTE",
   [1] = "WORD",
 }
-local VS_CASE_Command_code = {
+VS.CASE_Command_code = {
   [1] = "Announce",
   [2] = "Update",
 }
@@ -113,10 +115,10 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["state.code"] = ProtoField.uint8("state.code", "Code", base.DEC, VS_CASE_Command_code, nil, "")
+F["state.code"] = ProtoField.uint8("state.code", "Code", base.DEC, VS.CASE_Command_code, nil, "")
 F["state.announce.link"] = ProtoField.uint16("state.announce.link", "Link", base.DEC, nil, nil, "")
 F["state.announce.count"] = ProtoField.uint8("state.announce.count", "Count", base.DEC, nil, nil, "")
-F["state.typed.kind"] = ProtoField.uint8("state.typed.kind", "Kind", base.HEX, VS_Kind, nil, "")
+F["state.typed.kind"] = ProtoField.uint8("state.typed.kind", "Kind", base.HEX, VS.Kind, nil, "")
 F["state.byte.v"] = ProtoField.uint8("state.byte.v", "V", base.DEC, nil, nil, "")
 F["state.word.v"] = ProtoField.uint16("state.word.v", "V", base.DEC, nil, nil, "")
 F["state.update.link"] = ProtoField.uint16("state.update.link", "Link", base.DEC, nil, nil, "")
@@ -339,25 +341,27 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Byte(tvb, pinfo, tree, offset, limit)
+function dissect.Byte(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "v", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["state.byte.v"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
-local function dissect_Word(tvb, pinfo, tree, offset, limit)
+function dissect.Word(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "v", 2, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["state.word.v"], tvb(offset, 2)) end
   offset = offset + 2
   return offset
 end
 
-local function dissect_Typed(tvb, pinfo, tree, offset, limit)
+function dissect.Typed(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   -- kind
@@ -366,19 +370,19 @@ local function dissect_Typed(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["state.typed.kind"], range)
   val = range_le_uint(range)
   v.kind = val
-  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS.Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- value
   local tag_value = v.kind
   if tag_value == 0 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Value: Byte") or tree
-    nxt = dissect_Byte(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Byte(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_value == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Value: Word") or tree
-    nxt = dissect_Word(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Word(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -389,7 +393,7 @@ local function dissect_Typed(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Announce(tvb, pinfo, tree, offset, limit)
+function dissect.Announce(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
   -- link
@@ -413,7 +417,7 @@ local function dissect_Announce(tvb, pinfo, tree, offset, limit)
   local arr_values, arr_start_values = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Values (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_values, tvb(offset, 0), "Values: Typed") or arr_values
-    nxt, val = dissect_Typed(tvb, pinfo, sub, offset, limit)
+    nxt, val = dissect.Typed(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     v.values[#v.values + 1] = val
     if VISIBLE then tree_set_len(sub, nxt - offset) end
@@ -429,7 +433,7 @@ local function dissect_Announce(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
+function dissect.Indexed(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}
   -- index
@@ -444,13 +448,13 @@ local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
   if tag_value == nil then tree_add_proto_expert_info(tree, E.no_state, "value: its type is not in the list announced earlier") return nil end
   if tag_value == 0 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Value: Byte") or tree
-    nxt = dissect_Byte(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Byte(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_value == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Value: Word") or tree
-    nxt = dissect_Word(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Word(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -461,7 +465,7 @@ local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Update(tvb, pinfo, tree, offset, limit)
+function dissect.Update(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
   -- link
@@ -494,7 +498,7 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
     for _ = 1, n do
       count_values = count_values + 1
       sub = VISIBLE and tree_add(arr_values, tvb(offset, 0), "Values: Indexed") or arr_values
-      nxt = dissect_Indexed(tvb, pinfo, sub, offset, limit)
+      nxt = dissect.Indexed(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
       if VISIBLE then tree_set_len(sub, nxt - offset) end
       offset = nxt
@@ -511,7 +515,7 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Command(tvb, pinfo, tree, offset, limit)
+function dissect.Command(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}
   -- code
@@ -525,13 +529,13 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local tag_body = v.code
   if tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Announce") or tree
-    nxt = dissect_Announce(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Announce(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Update") or tree
-    nxt = dissect_Update(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Update(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -627,7 +631,7 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Command(tvb, pinfo, root, 0, size)
+  local offset = dissect.Command(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "State [malformed]"
   end

@@ -128,18 +128,20 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Pair(tvb, pinfo, tree, offset, limit)
+function dissect.Pair(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["tag_ranges.pair.a"], tvb(offset, 1)) end
   offset = offset + 1
   return offset
 end
 
-local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
+function dissect.Tagged(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   -- tag
@@ -153,13 +155,13 @@ local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
   local tag_body = v.tag
   if (tag_body >= 16 and tag_body <= 31) then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Low") or tree
-    nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif (tag_body >= 240 and tag_body <= 255) then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: High") or tree
-    nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -248,7 +250,7 @@ register_text_stat("fields", "Tag ranges bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Tagged(tvb, pinfo, root, 0, size)
+  local offset = dissect.Tagged(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Tag ranges [malformed]"
   end

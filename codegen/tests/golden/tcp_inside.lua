@@ -80,8 +80,10 @@ local function int_text(v)
   return tostring(v)
 end
 
--- Value strings.
-local VS_PacketType = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.PacketType = {
   [1] = "CHAT",
   [2] = "MOVE",
 }
@@ -92,7 +94,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["tcp_inside.type"] = ProtoField.uint8("tcp_inside.type", "Type", base.HEX, VS_PacketType, nil, "")
+F["tcp_inside.type"] = ProtoField.uint8("tcp_inside.type", "Type", base.HEX, VS.PacketType, nil, "")
 F["tcp_inside.size"] = ProtoField.uint16("tcp_inside.size", "Size", base.DEC, nil, nil, "")
 F["tcp_inside.body"] = ProtoField.bytes("tcp_inside.body", "Body", base.NONE, "")
 F["tcp_inside.chat.text"] = ProtoField.stringz("tcp_inside.chat.text", "Text", base.UNICODE, "")
@@ -236,11 +238,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Chat(tvb, pinfo, tree, offset, limit)
+function dissect.Chat(tvb, pinfo, tree, offset, limit)
   local item, n
   -- text
   n = string.find(tvb:raw(offset, limit - offset), "\0", 1, true)
@@ -255,7 +259,7 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Move(tvb, pinfo, tree, offset, limit)
+function dissect.Move(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   if HAS_TREE then tree_add(tree, F["tcp_inside.move.x"], tvb(offset, 2)) end
   offset = offset + 2
@@ -265,7 +269,7 @@ local function dissect_Move(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Packet(tvb, pinfo, tree, offset, limit)
+function dissect.Packet(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
   -- type
@@ -274,7 +278,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   item = tree_add(tree, F["tcp_inside.type"], range)
   val = range_uint(range)
   v.type = val
-  if VS_PacketType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("type %d is not named by the schema", val)) end
+  if VS.PacketType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("type %d is not named by the schema", val)) end
   offset = offset + 1
   -- size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "size", 2, limit - offset) end
@@ -289,12 +293,12 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local tag_body = v.type
   if tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Body: Chat") or tree
-    nxt = dissect_Chat(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Chat(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Chat; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   elseif tag_body == 2 then
     sub = VISIBLE and tree_add(tree, tvb(offset, n), "Body: Move") or tree
-    nxt = dissect_Move(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect.Move(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Move; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   else
@@ -382,7 +386,7 @@ register_text_stat("fields", "TCP inside bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Packet(tvb, pinfo, root, 0, size)
+  local offset = dissect.Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "TCP inside [malformed]"
   end

@@ -105,8 +105,10 @@ local function is_server_port(port)
   return false
 end
 
--- Value strings.
-local VS_PacketType = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.PacketType = {
   [1] = "CHAT",
   [2] = "MAP_DATA",
   [3] = "PING",
@@ -120,7 +122,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["tcp_sized.type"] = ProtoField.uint8("tcp_sized.type", "Type", base.HEX, VS_PacketType, nil, "")
+F["tcp_sized.type"] = ProtoField.uint8("tcp_sized.type", "Type", base.HEX, VS.PacketType, nil, "")
 F["tcp_sized.body"] = ProtoField.bytes("tcp_sized.body", "Body", base.NONE, "")
 F["tcp_sized.chat.client"] = ProtoField.uint32("tcp_sized.chat.client", "Client", base.DEC, nil, nil, "")
 F["tcp_sized.chat.text"] = ProtoField.stringz("tcp_sized.chat.text", "Text", base.UNICODE, "")
@@ -308,14 +310,16 @@ local INFO_SUFFIX = ""
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
 -- Stream join 0's begin, piece and end (defined after the types' functions).
 local stream_begin_0, stream_piece_0, stream_end_0
 
-local function dissect_Chat(tvb, pinfo, tree, offset, limit)
+function dissect.Chat(tvb, pinfo, tree, offset, limit)
   local item, n
   if limit - offset < 4 then return truncated(tree, tvb, offset, "client", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["tcp_sized.chat.client"], tvb(offset, 4)) end
@@ -333,7 +337,7 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_MapData(tvb, pinfo, tree, offset, limit)
+function dissect.MapData(tvb, pinfo, tree, offset, limit)
   local item, n
   local v = {}
   -- data
@@ -347,14 +351,14 @@ local function dissect_MapData(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-local function dissect_Ping(tvb, pinfo, tree, offset, limit)
+function dissect.Ping(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "token", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["tcp_sized.ping.token"], tvb(offset, 4)) end
   offset = offset + 4
   return offset
 end
 
-local function dissect_MapBegin(tvb, pinfo, tree, offset, limit)
+function dissect.MapBegin(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "total", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["tcp_sized.map_begin.total"], tvb(offset, 4)) end
   offset = offset + 4
@@ -362,12 +366,12 @@ local function dissect_MapBegin(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_MapDone(tvb, pinfo, tree, offset, limit)
+function dissect.MapDone(tvb, pinfo, tree, offset, limit)
   stream_end_0(pinfo, tree)
   return offset
 end
 
-local function dissect_Packet(tvb, pinfo, tree, offset, limit)
+function dissect.Packet(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   -- type
@@ -376,37 +380,37 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   item = tree_add_le(tree, F["tcp_sized.type"], range)
   val = range_le_uint(range)
   v.type = val
-  if VS_PacketType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("type %d is not named by the schema", val)) end
+  if VS.PacketType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("type %d is not named by the schema", val)) end
   offset = offset + 1
   -- body
   local tag_body = v.type
   if tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Chat") or tree
-    nxt = dissect_Chat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Chat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: MapData") or tree
-    nxt = dissect_MapData(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.MapData(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 3 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ping") or tree
-    nxt = dissect_Ping(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Ping(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 4 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: MapBegin") or tree
-    nxt = dissect_MapBegin(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.MapBegin(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 5 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: MapDone") or tree
-    nxt = dissect_MapDone(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.MapDone(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -568,7 +572,7 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Packet(tvb, pinfo, root, 0, size)
+  local offset = dissect.Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "TCP sized [malformed]"
   end

@@ -73,8 +73,10 @@ local function choose_tree_adds(tree)
   end
 end
 
--- Value strings.
-local VS_Kind = {
+-- Value strings: by enum (`VS.<Enum>`, and `RS.<Enum>` for one with named ranges) and by
+-- switch (`VS.CASE_<Type>_<switch>`).
+local VS = {}
+VS.Kind = {
   [0] = "EMPTY",
   [1] = "PAIR",
 }
@@ -85,7 +87,7 @@ local F = setmetatable({}, { __newindex = function(t, abbrev, field)
   rawset(t, abbrev, field)
   field_list[#field_list + 1] = field
 end })
-F["unions.kind"] = ProtoField.uint8("unions.kind", "Kind", base.HEX, VS_Kind, nil, "")
+F["unions.kind"] = ProtoField.uint8("unions.kind", "Kind", base.HEX, VS.Kind, nil, "")
 F["unions.body"] = ProtoField.bytes("unions.body", "Body", base.NONE, "")
 F["unions.pair.a"] = ProtoField.int8("unions.pair.a", "A", base.DEC, nil, nil, "")
 F["unions.pair.b"] = ProtoField.uint16("unions.pair.b", "B", base.DEC, nil, nil, "")
@@ -134,11 +136,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Pair(tvb, pinfo, tree, offset, limit)
+function dissect.Pair(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
   if HAS_TREE then tree_add(tree, F["unions.pair.a"], tvb(offset, 1)) end
   offset = offset + 1
@@ -148,7 +152,7 @@ local function dissect_Pair(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
+function dissect.Tagged(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
   -- kind
@@ -157,19 +161,19 @@ local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
   item = tree_add(tree, F["unions.kind"], range)
   val = range_uint(range)
   v.kind = val
-  if VS_Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
+  if VS.Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- body
   local tag_body = v.kind
   if tag_body == 1 then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Pair") or tree
-    nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif (tag_body >= 16 and tag_body <= 31) then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Range16To31") or tree
-    nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
@@ -258,7 +262,7 @@ register_text_stat("fields", "Unions bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Tagged(tvb, pinfo, root, 0, size)
+  local offset = dissect.Tagged(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Unions [malformed]"
   end

@@ -122,11 +122,13 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Settings(tvb, pinfo, tree, offset, limit)
+function dissect.Settings(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
   -- players: Players in the match.
@@ -251,7 +253,7 @@ register_text_stat("fields", "Valid values bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Settings(tvb, pinfo, root, 0, size)
+  local offset = dissect.Settings(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Valid values [malformed]"
   end

@@ -206,11 +206,13 @@ end
 -- the C calls of making, sizing and marking them are saved.
 local VISIBLE = true
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Point(tvb, pinfo, tree, offset, limit)
+function dissect.Point(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["varint_prefixes.point.x"], tvb(offset, 1)) end
   offset = offset + 1
@@ -220,7 +222,7 @@ local function dissect_Point(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
-local function dissect_Bundle(tvb, pinfo, tree, offset, limit)
+function dissect.Bundle(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}
   -- blob
@@ -279,7 +281,7 @@ local function dissect_Bundle(tvb, pinfo, tree, offset, limit)
   local arr_points, arr_start_points = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Points (%d)", n)) or tree, offset
   for _ = 1, n do
     sub = VISIBLE and tree_add(arr_points, tvb(offset, limit - offset < 2 and limit - offset or 2), "Points: Point") or arr_points
-    nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Point(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   end
@@ -364,7 +366,7 @@ register_text_stat("fields", "Varint prefixes bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Bundle(tvb, pinfo, root, 0, size)
+  local offset = dissect.Bundle(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Varint prefixes [malformed]"
   end

@@ -200,11 +200,13 @@ local function utf8_valid(s)
   return true
 end
 
--- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
--- after reporting a problem (an expert item) on what it could read.
+-- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
+-- chunk 200 locals, and a protocol may well have more types.)
+local dissect = {}
 
-local function dissect_Values(tvb, pinfo, tree, offset, limit)
+function dissect.Values(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
   -- unsigned
@@ -318,7 +320,7 @@ register_text_stat("fields", "Varints bytes per field", field_stats)
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset = dissect_Values(tvb, pinfo, root, 0, size)
+  local offset = dissect.Values(tvb, pinfo, root, 0, size)
   if offset == nil then
     return "Varints [malformed]"
   end

@@ -5,7 +5,7 @@ use super::*;
 /// The value string naming the cases a switch's tag selects.
 pub(crate) fn case_names_var(p: &Protocol, sid: StructId, fi: usize) -> String {
     format!(
-        "VS_CASE_{}_{}",
+        "VS.CASE_{}_{}",
         p.structs[sid].name, p.structs[sid].fields[fi].name
     )
 }
@@ -125,9 +125,9 @@ impl<'p> FieldDecls<'p> {
                 Ty::Enum(id) => {
                     let e = &p.enums[*id];
                     let (base, names) = if e.ranges.is_empty() {
-                        ("base.HEX", format!("VS_{}", e.name))
+                        ("base.HEX", format!("VS.{}", e.name))
                     } else {
-                        ("base.RANGE_STRING", format!("RS_{}", e.name))
+                        ("base.RANGE_STRING", format!("RS.{}", e.name))
                     };
                     format!(
                         "ProtoField.{}(\"{a}\", \"{label}\", {base}, {names}, {mask}, \"{doc}\")",
@@ -480,7 +480,7 @@ fn number_protofield(
         Ty::Enum(id) if !p.enums[*id].ranges.is_empty() => {
             let e = &p.enums[*id];
             format!(
-                    "ProtoField.{}(\"{abbrev}\", \"{label}\", base.RANGE_STRING, RS_{}, nil, \"{doc}\")",
+                    "ProtoField.{}(\"{abbrev}\", \"{label}\", base.RANGE_STRING, RS.{}, nil, \"{doc}\")",
                     protofield_int(&e.repr),
                     e.name
                 )
@@ -488,7 +488,7 @@ fn number_protofield(
         Ty::Enum(id) => {
             let e = &p.enums[*id];
             format!(
-                "ProtoField.{}(\"{abbrev}\", \"{label}\", {}, VS_{}, nil, \"{doc}\")",
+                "ProtoField.{}(\"{abbrev}\", \"{label}\", {}, VS.{}, nil, \"{doc}\")",
                 protofield_int(&e.repr),
                 int_base(&e.repr, true),
                 e.name

@@ -190,7 +190,7 @@ fn value_strings(
         .enums
         .iter()
         .map(|e| ValueString {
-            var: format!("VS_{}", e.name),
+            var: format!("VS.{}", e.name),
             entries: e
                 .values
                 .iter()

@@ -87,7 +87,7 @@ impl<'p> InfoAndHeuristic<'p> {
                             } else {
                                 "Unknown (%d)".to_string()
                             };
-                            format!("enum_name(VS_{}, {value}, \"{unknown}\")", e.name)
+                            format!("enum_name(VS.{}, {value}, \"{unknown}\")", e.name)
                         }
                         Ty::Flags(id) => {
                             let gap = match k.checked_sub(1).and_then(|j| root.info.get(j)) {

@@ -86,9 +86,11 @@ pub(crate) struct ChecksumCode {
 }
 
 pub(crate) struct ValueString {
+    /// `VS.<enum>`, `VS.CASE_<type>_<switch>` (fields of one table: a chunk holds at most 200
+    /// locals, and a protocol may have many enums and switches), or a local of its own.
     pub(crate) var: String,
     pub(crate) entries: Vec<(String, String)>,
-    /// An enum's named ranges: `RS_<enum>` holds every name as a range (for the field's
+    /// An enum's named ranges: `RS.<enum>` holds every name as a range (for the field's
     /// `base.RANGE_STRING`), and the value string looks ranges up there.
     pub(crate) ranges: Vec<(u64, u64, String)>,
 }

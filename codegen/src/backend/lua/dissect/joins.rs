@@ -261,7 +261,7 @@ impl<'p> Dissect<'p> {
                         f.name
                     ));
                     c.line(format!(
-                        "nxt, val = dissect_{wn}(wtvb, pinfo, sub, 0, wtvb:len())"
+                        "nxt, val = dissect.{wn}(wtvb, pinfo, sub, 0, wtvb:len())"
                     ));
                     c.open("if nxt ~= nil then");
                     c.line(format!("if nxt < wtvb:len() then sub:add_proto_expert_info(E.trailing, fmt(\"%d unexpected bytes after the joined {}\", wtvb:len() - nxt)) end", f.name));

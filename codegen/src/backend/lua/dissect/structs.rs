@@ -76,8 +76,8 @@ fn bound_names(s: &Struct) -> Vec<String> {
 
 pub(crate) fn struct_fn_name(p: &Protocol, id: StructId, filter: Option<&str>) -> String {
     match filter {
-        Some(f) => format!("dissect_{}_as_{f}", p.structs[id].name),
-        None => format!("dissect_{}", p.structs[id].name),
+        Some(f) => format!("dissect.{}_as_{f}", p.structs[id].name),
+        None => format!("dissect.{}", p.structs[id].name),
     }
 }
 
@@ -327,7 +327,7 @@ impl<'p> Dissect<'p> {
             None => {}
         }
         c.open(format!(
-            "local function {}(tvb, pinfo, tree, offset, limit)",
+            "function {}(tvb, pinfo, tree, offset, limit)",
             struct_fn_name(self.i.p, sid, filter.as_deref())
         ));
         let locals = c.lines.len();

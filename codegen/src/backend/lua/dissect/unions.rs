@@ -30,7 +30,7 @@ impl Tables {
         declared.insert(entries.clone(), name.to_string());
         self.pending
             .borrow_mut()
-            .push(format!("{comment}local {name} = {{\n{entries}}}\n\n"));
+            .push(format!("{comment}{name} = {{\n{entries}}}\n\n"));
         name.to_string()
     }
 
@@ -41,7 +41,7 @@ impl Tables {
 }
 
 /// Where a switch's case chain is written: the protocol, the load-time tables, and the table
-/// name this switch's cases would have (`CASES_TypedValue_value`).
+/// name this switch's cases would have (`CASES.TypedValue_value`).
 pub(crate) struct Chain<'a> {
     pub(crate) p: &'a Protocol,
     pub(crate) tables: &'a Tables,
@@ -53,7 +53,7 @@ impl<'a> Chain<'a> {
         Chain {
             p,
             tables,
-            table: format!("CASES_{}_{field}", p.structs[sid].name),
+            table: format!("CASES.{}_{field}", p.structs[sid].name),
         }
     }
 }
@@ -371,7 +371,7 @@ impl<'p> Dissect<'p> {
 /// The name of the function of a shared switch (see [`Dissect::switch_fn`]).
 pub(crate) fn switch_fn_name(p: &Protocol, sid: StructId, fi: usize) -> String {
     format!(
-        "dissect_{}_{}",
+        "dissect.{}_{}",
         p.structs[sid].name, p.structs[sid].fields[fi].name
     )
 }
@@ -463,7 +463,7 @@ impl<'p> Dissect<'p> {
         ));
         c.line("-- reassembled payload).");
         c.open(format!(
-            "local function {}(tvb, pinfo, tree, offset, n, tag_{name}, v)",
+            "function {}(tvb, pinfo, tree, offset, n, tag_{name}, v)",
             switch_fn_name(p, sid, fi)
         ));
         let locals = c.lines.len();

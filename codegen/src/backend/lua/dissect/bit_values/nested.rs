@@ -58,7 +58,7 @@ impl<'p> Dissect<'p> {
                 let range = "tvb(floor(offset / 8), 0)";
                 let sub = shown::subtree(&format!("arr_{name}"), range, &format!("\"{t}\""));
                 c.line(format!("sub = {sub}"));
-                c.line(format!("nxt = dissect_{t}(tvb, pinfo, sub, offset, limit)"));
+                c.line(format!("nxt = dissect.{t}(tvb, pinfo, sub, offset, limit)"));
                 c.line("if nxt == nil then return nil end");
                 c.line(shown::set_len("sub", "ceil8(nxt) - floor(offset / 8)"));
                 c.line("offset = nxt");

@@ -250,7 +250,7 @@ pub(crate) fn enum_check(c: &mut Code, e: &Enum, name: &str) {
         ("E.unknown", "is not named by the schema")
     };
     c.read_item(format!(
-        "if VS_{}[val] == nil then item:add_proto_expert_info({expert}, fmt(\"{name} %d {what}\", val)) end",
+        "if VS.{}[val] == nil then item:add_proto_expert_info({expert}, fmt(\"{name} %d {what}\", val)) end",
         e.name
     ));
 }
