@@ -1143,8 +1143,15 @@ namespace Wiregen
             int e = (h >> 10) & 0x1F;
             float m = h & 0x3FF;
             if (e == 0) return sign * m * (float)Math.Pow(2, -24);
-            if (e == 31) return m == 0 ? sign * float.PositiveInfinity : (sign < 0 ? -float.NaN : float.NaN);
+            // A quiet NaN with the sign kept, as the crate's f16_to_f32 (.NET's float.NaN has
+            // the sign bit set: negating it made a negative NaN positive).
+            if (e == 31) return m == 0 ? sign * float.PositiveInfinity : QuietNaN(sign < 0);
             return sign * (1f + m / 1024f) * (float)Math.Pow(2, e - 15);
+        }
+
+        static float QuietNaN(bool negative)
+        {
+            return BitConverter.ToSingle(BitConverter.GetBytes(negative ? 0xFFC00000u : 0x7FC00000u), 0);
         }
 
         public static ushort FromSingle(float x, string field)
