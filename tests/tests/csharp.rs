@@ -4,7 +4,7 @@
 //! C# makes decoded by the crate likewise; hostile datagrams raising only `DecodeException`),
 //! every type and switch case reached. Needs `mcs` and `mono` (./test.sh installs them).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use wiregen_tests::repo_root;
 
@@ -208,22 +208,29 @@ fn arena_over_riptide() -> std::path::PathBuf {
     let proof = wiregen::backend::csharp::proof::program(&ir, &lowered).unwrap();
     std::fs::write(dir.join("Proof.cs"), proof).unwrap();
     let exe = dir.join("arena-over-riptide.exe");
+    let mut sources: Vec<PathBuf> = [
+        "csharp/WiregenRuntime.cs",
+        "csharp/WiregenRiptide.cs",
+        "csharp/Arena.cs",
+        "csharp/ArenaRiptide.cs",
+        "tests/csharp/RiptideMessage.cs",
+        "tests/csharp/ArenaOverRiptide.cs",
+    ]
+    .map(|f| root.join(f))
+    .into();
+    sources.push(dir.join("Proof.cs"));
+    compile_program(&exe, Some("ArenaOverRiptide"), &sources);
+    exe
+}
+
+/// Compiles `sources` into the program `exe` (its `Main` in class `main` when several have
+/// one) as the tests compile every C# file: no warning allowed.
+fn compile_program(exe: &Path, main: Option<&str>, sources: &[PathBuf]) {
     let out = Command::new("mcs")
         .args(["-nologo", "-warn:4", "-warnaserror", "-langversion:7.2"])
-        .arg("-main:ArenaOverRiptide")
+        .args(main.map(|m| format!("-main:{m}")))
         .arg(format!("-out:{}", exe.display()))
-        .args(
-            [
-                "csharp/WiregenRuntime.cs",
-                "csharp/WiregenRiptide.cs",
-                "csharp/Arena.cs",
-                "csharp/ArenaRiptide.cs",
-                "tests/csharp/RiptideMessage.cs",
-                "tests/csharp/ArenaOverRiptide.cs",
-            ]
-            .map(|f| root.join(f)),
-        )
-        .arg(dir.join("Proof.cs"))
+        .args(sources)
         .output()
         .unwrap();
     assert!(
@@ -231,7 +238,6 @@ fn arena_over_riptide() -> std::path::PathBuf {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    exe
 }
 
 /// Runs the program with `args` and `input`; its output lines.
@@ -343,18 +349,8 @@ fn csharp_half_floats_read_and_write_as_the_crates() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("Halves.cs"), program).unwrap();
     let exe = dir.join("halves.exe");
-    let out = Command::new("mcs")
-        .args(["-nologo", "-warn:4", "-warnaserror", "-langversion:7.2"])
-        .arg(format!("-out:{}", exe.display()))
-        .arg(root.join("csharp/WiregenRuntime.cs"))
-        .arg(dir.join("Halves.cs"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let sources = [root.join("csharp/WiregenRuntime.cs"), dir.join("Halves.cs")];
+    compile_program(&exe, None, &sources);
     let expected: Vec<String> = halves
         .iter()
         .map(|&h| {

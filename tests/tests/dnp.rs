@@ -488,29 +488,19 @@ fn link_type_lists_past_the_limit_are_evicted_and_said() {
     datagrams.push(from_server(40001, state(0, 7)));
     datagrams.push(from_server(40000, update(0)));
     datagrams.push(from_server(40000, update(1)));
-    let dir = std::env::temp_dir().join(format!("wiregen-dnp-evict-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let pcap = dir.join("lists.pcap");
-    write_pcap(&pcap, &datagrams);
-    let lua = repo_root().join("dissectors/dnp.lua");
-    let out = tshark_command()
-        .arg("-r")
-        .arg(&pcap)
-        .arg("-X")
-        .arg(format!("lua_script:{}", lua.display()))
-        .args([
+    let (stdout, lines) = dnp_field_rows(
+        "evict",
+        &datagrams,
+        &[
             "-Y",
             "frame.number > 65536",
             "-T",
             "fields",
             "-e",
             "frame.number",
-        ])
-        .args(["-e", "_ws.expert.message", "-e", "dnp.u_int8_value.value"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<Vec<&str>> = stdout.lines().map(|l| l.split('\t').collect()).collect();
+        ],
+        &["_ws.expert.message", "dnp.u_int8_value.value"],
+    );
     assert_eq!(lines.len(), 3, "{stdout}");
     assert_eq!(lines[0][0], "65537");
     assert!(
@@ -525,7 +515,6 @@ fn link_type_lists_past_the_limit_are_evicted_and_said() {
     );
     assert_eq!(lines[1][2], "", "{stdout}");
     assert_eq!(lines[2][2], "9", "{stdout}");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// A join numbers at most 65,536 keys (conversation, direction, link) for its parts joined last:
@@ -552,24 +541,25 @@ fn join_keys_past_the_limit_are_forgotten_and_said() {
         .map(|id| from_server(40000, long_state(id)))
         .collect();
     datagrams.push(from_server(40001, long_state(7)));
-    let dir = std::env::temp_dir().join(format!("wiregen-dnp-keys-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let pcap = dir.join("keys.pcap");
-    write_pcap(&pcap, &datagrams);
-    let lua = repo_root().join("dissectors/dnp.lua");
-    let out = tshark_command()
-        .arg("-r")
-        .arg(&pcap)
-        .arg("-X")
-        .arg(format!("lua_script:{}", lua.display()))
-        .args(["-Y", "frame.number >= 65536", "-T", "fields"])
-        .args(["-e", "frame.number", "-e", "_ws.expert.message"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<Vec<&str>> = stdout.lines().map(|l| l.split('\t').collect()).collect();
+    let (stdout, lines) = dnp_field_rows(
+        "keys",
+        &datagrams,
+        &[
+            "-Y",
+            "frame.number >= 65536",
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+        ],
+        &["_ws.expert.message"],
+    );
     assert_eq!(lines.len(), 2, "{stdout}");
-    assert_eq!((lines[0][0], lines[1][0]), ("65536", "65537"), "{stdout}");
+    assert_eq!(
+        (lines[0][0].as_str(), lines[1][0].as_str()),
+        ("65536", "65537"),
+        "{stdout}"
+    );
     assert!(!lines[0][1].contains("join keys"), "{stdout}");
     assert!(
         lines[1][1].contains("65536 join keys numbered: the oldest (")
@@ -577,5 +567,30 @@ fn join_keys_past_the_limit_are_forgotten_and_said() {
             && lines[1][1].contains("|server|0) is forgotten; 1 forgotten so far"),
         "{stdout}"
     );
+}
+
+/// What tshark prints with the DNP dissector over `datagrams` (a capture written for the test
+/// `name`), with `args` and each of `fields` as `-e`: the text and its rows split at the tabs.
+fn dnp_field_rows(
+    name: &str,
+    datagrams: &[Datagram],
+    args: &[&str],
+    fields: &[&str],
+) -> (String, Vec<Vec<String>>) {
+    let dir = std::env::temp_dir().join(format!("wiregen-dnp-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("capture.pcap");
+    write_pcap(&pcap, datagrams);
+    let lua = repo_root().join("dissectors/dnp.lua");
+    let mut all: Vec<&str> = args.to_vec();
+    for f in fields {
+        all.extend(["-e", f]);
+    }
+    let stdout = tshark_output(&pcap, &[&lua], &all);
     let _ = std::fs::remove_dir_all(dir);
+    let rows = stdout
+        .lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect();
+    (stdout, rows)
 }
