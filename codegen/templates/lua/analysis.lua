@@ -33,8 +33,9 @@ local analysed = bounded(MAX_ANALYSED)
 -- verdicts cost DNP's dissector 4,000 instructions a datagram.)
 local VERDICT_CHUNK = 256
 -- A record: frame, message index, kind of item, a number (a frame or a count) and a round trip
--- in seconds (0 when the kind has none), little-endian, the float with every bit.
-local RECORD, RECORD_SIZE = "I4I4Bdd", 25
+-- in seconds (0 when the kind has none), little-endian (the format says so itself, so that a
+-- chunk's is the record's repeated), the float with every bit.
+local RECORD, RECORD_SIZE = "<I4I4Bdd", 25
 local ITEM = { ACKED = 1, LOST = 2, RETRANSMISSION = 3, DUPLICATE = 4, OUT_OF_ORDER = 5, BEFORE_FIRST = 6, PING = 7, FORGOTTEN = 8 }
 local verdict_chunks, verdict_chunk_first = {}, {}
 local verdict_values = {}
@@ -42,7 +43,7 @@ local ANALYSIS_INDEX = 0
 
 -- The records not yet in a chunk, packed.
 local function pending_bytes()
-  return Struct.pack("<" .. string.rep(RECORD, #verdict_values / 5), table.unpack(verdict_values))
+  return Struct.pack(string.rep(RECORD, #verdict_values / 5), table.unpack(verdict_values))
 end
 
 -- Puts a record after the `n` numbers of `values`; returns how many there are then.
@@ -116,7 +117,7 @@ end
 local function read_verdicts(bytes, at, frame, index, verdicts)
   local current, v
   for r = at, #bytes / RECORD_SIZE - 1 do
-    local f, i, kind, number, rtt = Struct.unpack("<" .. RECORD, bytes, r * RECORD_SIZE + 1)
+    local f, i, kind, number, rtt = Struct.unpack(RECORD, bytes, r * RECORD_SIZE + 1)
     if f ~= frame or (index ~= nil and i ~= index) then return end
     if i ~= current then
       current, v = i, {}

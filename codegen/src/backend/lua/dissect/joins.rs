@@ -121,16 +121,10 @@ impl<'p> Dissect<'p> {
         // A number up to 32 bits is a Lua number, made text by the concatenation; a wider one is
         // a UInt64, made text by its own `tostring`.
         let wide = !matches!(&s.fields[j.sequence].ty, Ty::Int(it) if it.bits <= 32);
-        let number_text = |n: &str| {
-            if wide {
-                format!("tostring({n})")
-            } else {
-                n.to_string()
-            }
-        };
+        let seq_text = if wide { "tostring(seq)" } else { "seq" };
         // The part's place by the frame's payloads: its key and number as text, made only for a
         // frame that made a payload or saw a part again (and on later passes).
-        let here = format!("key .. \"|\" .. {}", number_text("seq"));
+        let here = format!("key .. \"|\" .. {seq_text}");
         let raws: Vec<String> = j
             .streams
             .iter()
