@@ -1332,10 +1332,11 @@ end
 
 -- The verdict under `root` as `riptide_2_1.analysis.*` fields and expert info; returns the Info
 -- column's prefix.
-local function show_analysis(verdict, tvb, root)
+local function show_analysis(verdict, root)
   if verdict == nil then return "" end
   -- With no tree the items are skipped, not only their adds: no range made for them.
-  local sub = HAS_TREE and tree_add(root, A.analysis, tvb(0, 0)) or root
+  -- (No range given: Wireshark places it at the start of the packet, length 0.)
+  local sub = HAS_TREE and tree_add(root, A.analysis) or root
   if VISIBLE then tree_set_generated(sub) end
   local info = nil
   if verdict.lost ~= nil then
@@ -1385,7 +1386,7 @@ end
 -- The message just dissected, analysed and shown: what dissect_protected calls, protected (a
 -- function of its own, not a closure made per message).
 local function analysis_step(tvb, pinfo, root)
-  return show_analysis(analysis_verdict(pinfo, root), tvb, root)
+  return show_analysis(analysis_verdict(pinfo, root), root)
 end
 
 -- The analysis summed per conversation and direction, from the kept verdicts: a Listener on

@@ -107,6 +107,47 @@ fn the_crc_factory_gives_the_catalogue_check_values_on_lua_5_2_and_5_4() {
     prints_on_both_luas(&script(), &expected);
 }
 
+/// Every length from 0 to 40 (blocks of eight bytes and the bytes after them), with two bytes
+/// inside read as zeros, gives on Lua 5.2 and 5.4 the runtime's CRC of the same bytes: the
+/// check values above are of nine bytes, one block and one byte.
+#[test]
+fn the_crc_factory_agrees_with_the_runtime_at_every_length() {
+    let data: Vec<u8> = (0..40u32).map(|i| (i * 37 + 11) as u8).collect();
+    let quoted: String = data.iter().map(|b| format!("\\{b}")).collect();
+    let mut script = lua_block("dissectors/rtype.lua", "-- CRCs in the Rocksoft model");
+    script.push_str(&algos_table());
+    script.push_str(&format!(
+        r#"
+local data = "{quoted}"
+local tvb = {{ raw = function(_, from, len) return string.sub(data, from + 1, from + len) end }}
+for _, a in ipairs(algos) do
+  local f = wiregen_crc(a[1], a[2], a[3], a[4], a[5], a[6], a[7])
+  for n = 0, #data do
+    local at = math.floor(n / 3)
+    print(string.format("%s %d %x %x", a[1], n, f(tvb, 0, n, n, 0), f(tvb, 0, n, at, 2)))
+  end
+end
+"#
+    ));
+    let mut expected = String::new();
+    for (name, a, _) in lua_catalogue() {
+        let crc = Crc::new(a.width, a.poly, a.init, a.refin, a.refout, a.xorout);
+        for n in 0..=data.len() {
+            let mut zeroed = data[..n].to_vec();
+            let at = n / 3;
+            for b in zeroed.iter_mut().skip(at).take(2) {
+                *b = 0;
+            }
+            expected.push_str(&format!(
+                "{name} {n} {:x} {:x}\n",
+                crc.checksum(&[&data[..n]]),
+                crc.checksum(&[&zeroed])
+            ));
+        }
+    }
+    prints_on_both_luas(&script, &expected);
+}
+
 /// The runtime computes the check value the schema language documents for each checksum that
 /// is not a CRC.
 #[test]

@@ -298,8 +298,13 @@ local function verify_Sums_total(tvb, start, stop, at, item)
   local stored = tvb(at, 2):uint()
   local computed = checksum_sum16(tvb, start, stop, at, 2)
   if computed == stored then
-    tree_append_text(item, " [correct]")
-    tree_add(item, F["checksum_family.sums.total.status"], tvb(at, 2), 1):set_generated()
+    if HAS_TREE then
+      local status = tree_add(item, F["checksum_family.sums.total.status"], tvb(at, 2), 1)
+      if VISIBLE then
+        status:set_generated()
+        tree_append_text(item, " [correct]")
+      end
+    end
   else
     tree_append_text(item, string.format(" [incorrect, should be 0x%04x]", computed))
     tree_add(item, F["checksum_family.sums.total.status"], tvb(at, 2), 0):set_generated()
@@ -313,8 +318,13 @@ local function verify_Sums_wide(tvb, start, stop, at, item)
   local stored = tvb(at, 4):uint()
   local computed = checksum_sum32(tvb, start, stop, at, 4)
   if computed == stored then
-    tree_append_text(item, " [correct]")
-    tree_add(item, F["checksum_family.sums.wide.status"], tvb(at, 4), 1):set_generated()
+    if HAS_TREE then
+      local status = tree_add(item, F["checksum_family.sums.wide.status"], tvb(at, 4), 1)
+      if VISIBLE then
+        status:set_generated()
+        tree_append_text(item, " [correct]")
+      end
+    end
   else
     tree_append_text(item, string.format(" [incorrect, should be 0x%08x]", computed))
     tree_add(item, F["checksum_family.sums.wide.status"], tvb(at, 4), 0):set_generated()
@@ -328,8 +338,13 @@ local function verify_Sums_parity(tvb, start, stop, at, item)
   local stored = tvb(at, 1):uint()
   local computed = checksum_xor8(tvb, start, stop, at, 1)
   if computed == stored then
-    tree_append_text(item, " [correct]")
-    tree_add(item, F["checksum_family.sums.parity.status"], tvb(at, 1), 1):set_generated()
+    if HAS_TREE then
+      local status = tree_add(item, F["checksum_family.sums.parity.status"], tvb(at, 1), 1)
+      if VISIBLE then
+        status:set_generated()
+        tree_append_text(item, " [correct]")
+      end
+    end
   else
     tree_append_text(item, string.format(" [incorrect, should be 0x%02x]", computed))
     tree_add(item, F["checksum_family.sums.parity.status"], tvb(at, 1), 0):set_generated()
@@ -386,8 +401,13 @@ local function verify_Words_short(tvb, start, stop, at, item)
   local stored = tvb(at, 2):le_uint()
   local computed = checksum_fletcher16(tvb, start, stop, at, 2)
   if computed == stored then
-    tree_append_text(item, " [correct]")
-    tree_add(item, F["checksum_family.words.short.status"], tvb(at, 2), 1):set_generated()
+    if HAS_TREE then
+      local status = tree_add(item, F["checksum_family.words.short.status"], tvb(at, 2), 1)
+      if VISIBLE then
+        status:set_generated()
+        tree_append_text(item, " [correct]")
+      end
+    end
   else
     tree_append_text(item, string.format(" [incorrect, should be 0x%04x]", computed))
     tree_add(item, F["checksum_family.words.short.status"], tvb(at, 2), 0):set_generated()
@@ -401,8 +421,13 @@ local function verify_Words_long(tvb, start, stop, at, item)
   local stored = tvb(at, 4):uint()
   local computed = checksum_fletcher32(tvb, start, stop, at, 4)
   if computed == stored then
-    tree_append_text(item, " [correct]")
-    tree_add(item, F["checksum_family.words.long.status"], tvb(at, 4), 1):set_generated()
+    if HAS_TREE then
+      local status = tree_add(item, F["checksum_family.words.long.status"], tvb(at, 4), 1)
+      if VISIBLE then
+        status:set_generated()
+        tree_append_text(item, " [correct]")
+      end
+    end
   else
     tree_append_text(item, string.format(" [incorrect, should be 0x%08x]", computed))
     tree_add(item, F["checksum_family.words.long.status"], tvb(at, 4), 0):set_generated()
@@ -452,8 +477,13 @@ local function verify_Frame_header_sum(tvb, start, stop, at, item)
   local stored = tvb(at, 1):uint()
   local computed = checksum_sum8(tvb, start, stop, at, 1)
   if computed == stored then
-    tree_append_text(item, " [correct]")
-    tree_add(item, F["checksum_family.header_sum.status"], tvb(at, 1), 1):set_generated()
+    if HAS_TREE then
+      local status = tree_add(item, F["checksum_family.header_sum.status"], tvb(at, 1), 1)
+      if VISIBLE then
+        status:set_generated()
+        tree_append_text(item, " [correct]")
+      end
+    end
   else
     tree_append_text(item, string.format(" [incorrect, should be 0x%02x]", computed))
     tree_add(item, F["checksum_family.header_sum.status"], tvb(at, 1), 0):set_generated()
@@ -469,8 +499,13 @@ local function verify_Frame_body_check(tvb, start, stop, at, item)
   local stored = tvb(at, 2):uint()
   local computed = checksum_internet(tvb, start, stop, at, 2)
   if computed == stored then
-    tree_append_text(item, " [correct]")
-    tree_add(item, F["checksum_family.body_check.status"], tvb(at, 2), 1):set_generated()
+    if HAS_TREE then
+      local status = tree_add(item, F["checksum_family.body_check.status"], tvb(at, 2), 1)
+      if VISIBLE then
+        status:set_generated()
+        tree_append_text(item, " [correct]")
+      end
+    end
   else
     tree_append_text(item, string.format(" [incorrect, should be 0x%04x]", computed))
     tree_add(item, F["checksum_family.body_check.status"], tvb(at, 2), 0):set_generated()
@@ -486,8 +521,13 @@ local function verify_Frame_adler(tvb, start, stop, at, item)
   local stored = tvb(at, 4):uint()
   local computed = checksum_adler32(tvb, start, stop, at, 4)
   if computed == stored then
-    tree_append_text(item, " [correct]")
-    tree_add(item, F["checksum_family.adler.status"], tvb(at, 4), 1):set_generated()
+    if HAS_TREE then
+      local status = tree_add(item, F["checksum_family.adler.status"], tvb(at, 4), 1)
+      if VISIBLE then
+        status:set_generated()
+        tree_append_text(item, " [correct]")
+      end
+    end
   else
     tree_append_text(item, string.format(" [incorrect, should be 0x%08x]", computed))
     tree_add(item, F["checksum_family.adler.status"], tvb(at, 4), 0):set_generated()

@@ -236,10 +236,16 @@ impl<'p> Dissect<'p> {
             checksum_func(cs.algo)
         ));
         c.open("if computed == stored then");
-        c.read_item("item:append_text(\" [correct]\")");
+        // The usual case says nothing without a tree: no C call for it (tshark's summary).
+        c.open("if HAS_TREE then");
         c.read_item(format!(
-            "item:add(F[\"{abbrev}.status\"], tvb(at, {n}), 1):set_generated()"
+            "local status = item:add(F[\"{abbrev}.status\"], tvb(at, {n}), 1)"
         ));
+        c.open("if VISIBLE then");
+        c.line("status:set_generated()");
+        c.read_item("item:append_text(\" [correct]\")");
+        c.close("end");
+        c.close("end");
         c.close("else");
         c.depth += 1;
         c.read_item(format!(
