@@ -439,7 +439,8 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
         } else {
             at / 8
         };
-        &self.buf[at / 8..end]
+        // No panic path (the bytes are there): with nothing kept the call compiles to nothing.
+        self.buf.get(at / 8..end).unwrap_or_default()
     }
 
     #[inline]
@@ -614,6 +615,22 @@ impl<'o, const MSB: bool> BitWriter<'o, MSB> {
 
     #[inline]
     pub fn leb128(&mut self, mut v: u64) {
+        if v < 1 << 56 {
+            // At most eight groups: the bytes made in a word (seven bits each, and the flag that
+            // another follows on all but the last), written with one call.
+            let groups = (64 - (v | 1).leading_zeros()).div_ceil(7);
+            let mut word = 0u64;
+            for i in 0..groups {
+                word |= ((v >> (7 * i)) & 0x7F) << (8 * i);
+            }
+            word |= 0x8080_8080_8080_8080 & ((1u64 << (8 * (groups - 1))) - 1);
+            if MSB {
+                // The first byte first: the highest of the value written.
+                word = word.swap_bytes() >> (64 - 8 * groups);
+            }
+            self.bits(word, 8 * groups);
+            return;
+        }
         loop {
             let low = v & 0x7F;
             v >>= 7;

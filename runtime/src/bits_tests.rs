@@ -224,6 +224,21 @@ fn leb128_of_every_length_reads_back_from_either_path() {
                 r.bits(offset, "pad").unwrap();
                 assert_eq!(r.leb128("v").unwrap(), v, "{v} at bit {offset}");
                 assert_eq!(r.pos(), offset as usize + 8 * len);
+                // MSB-first: the same bytes, each written from its highest bit.
+                let mut msb = Vec::new();
+                let mut w = MsbBitWriter::new(&mut msb);
+                w.bits(0x55 & ((1 << offset) - 1), offset);
+                w.leb128(v);
+                let mut r = MsbBitReader::<NoTrace>::new(&msb);
+                r.bits(offset, "pad").unwrap();
+                assert_eq!(r.leb128("v").unwrap(), v, "{v} at MSB bit {offset}");
+                assert_eq!(r.pos(), offset as usize + 8 * len);
+                if offset == 0 {
+                    let mut bytes = Vec::new();
+                    crate::Writer::new(&mut bytes).leb128(v);
+                    assert_eq!(buf[..len], bytes[..], "{v}: LSB bit writer");
+                    assert_eq!(msb, bytes, "{v}: MSB bit writer");
+                }
             }
         }
     }
