@@ -1545,7 +1545,7 @@ local join_keys_0 = key_numbers()
 local function join_0(pinfo, tree, v)
   local conv, side = conversation_key(pinfo)
   local key = conv .. "|" .. side
-  local seq = v.number
+  local seq = v.number % 65535
   local frame = pinfo.number
   if not pinfo.visited then
     local numbered = key_number(join_keys_0, key, tree)
@@ -1701,7 +1701,7 @@ local join_keys_1 = key_numbers()
 local function join_1(pinfo, tree, v)
   local conv, side = conversation_key(pinfo)
   local key = conv .. "|" .. side .. "|" .. tostring(v.link_id)
-  local seq = v.number
+  local seq = v.number % 65535
   local frame = pinfo.number
   if not pinfo.visited then
     local numbered = key_number(join_keys_1, key, tree)

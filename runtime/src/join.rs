@@ -280,7 +280,8 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
                     }
                 }
             }
-            a = (a + self.wrap - 1) % self.wrap;
+            // (Not `(a + wrap - 1) % wrap`: it overflows when the wrap is near `u64::MAX`.)
+            a = if a == 0 { self.wrap - 1 } else { a - 1 };
             steps += 1;
             #[cfg(test)]
             self.walked.set(self.walked.get() + 1);
@@ -333,6 +334,24 @@ mod tests {
         assert_eq!((done.key, done.first, done.parts), (1, 3, 2));
         assert_eq!(done.streams, [vec![1, 2]]);
         assert_eq!(j.pending(), 0);
+    }
+
+    /// A 64-bit counter wraps at `u64::MAX` (a `u64` cannot hold the range): the walk back
+    /// from part 0 reaches `u64::MAX - 1` without overflowing, and `u64::MAX` itself is 0.
+    #[test]
+    fn a_64_bit_counter_walks_back_across_its_wrap() {
+        let mut j = SequenceJoiner::<(), 1>::new(u64::MAX);
+        for (seq, first, last) in [(0, false, true), (u64::MAX - 2, true, false)] {
+            let part = SequencePart::new((), seq, first, last, [vec![seq as u8]]);
+            assert!(j.push(part, "n").unwrap().is_none());
+        }
+        let part = SequencePart::new((), u64::MAX - 1, false, false, [vec![1]]);
+        let done = j.push(part, "n").unwrap().unwrap();
+        assert_eq!((done.first, done.parts), (u64::MAX - 2, 3));
+        assert_eq!(done.streams, [vec![0xFD, 1, 0]]);
+        let part = SequencePart::new((), u64::MAX, true, true, [vec![7]]);
+        let done = j.push(part, "n").unwrap().unwrap();
+        assert_eq!((done.first, done.parts), (0, 1));
     }
 
     /// Parts in order are joined in linear time: each walk back stops at the part before

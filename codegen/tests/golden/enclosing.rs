@@ -772,7 +772,7 @@ impl SplitJoiner {
     ) -> Result<Option<wiregen_runtime::Tagged<SplitJoined>>, DecodeError> {
         let numbered = wiregen_runtime::SequencePart {
             key: (channel, part.seqnum),
-            seq: part.index as u64,
+            seq: u64::from(part.index),
             first: part.is_first_part(),
             last: part.is_last_part(),
             data: [part.chunk.to_vec()],
@@ -840,7 +840,7 @@ pub fn split_split<'a>(
             pos[k] += take;
             room -= take;
         }
-        part.index = ((first_number as u64 + i as u64) % 65536) as u16;
+        part.index = ((u128::from(first_number) + i as u128) % 65536u128) as u16;
         part.chunk = Cow::Owned(pieces[0].to_vec());
         let (first, last) = (i == 0, i + 1 == count);
         if part.is_first_part() != first || part.is_last_part() != last {

@@ -2773,7 +2773,7 @@ impl LongReliableMessageJoiner {
     > {
         let numbered = wiregen_runtime::SequencePart {
             key: (),
-            seq: part.number as u64,
+            seq: u64::from(part.number),
             first: part.is_first_part(),
             last: part.is_last_part(),
             data: [part.chunk.to_vec()],
@@ -2839,7 +2839,7 @@ pub fn split_long_reliable_message<'a>(
             pos[k] += take;
             room -= take;
         }
-        part.number = ((first_number as u64 + i as u64) % 65535) as u16;
+        part.number = ((u128::from(first_number) + i as u128) % 65535u128) as u16;
         part.flags.set(LongMessageFlags::FIRST, i == 0);
         part.flags.set(LongMessageFlags::LAST, i + 1 == count);
         part.chunk = Cow::Owned(pieces[0].to_vec());
@@ -2913,7 +2913,7 @@ impl LongLinkStateJoiner {
     ) -> Result<Option<wiregen_runtime::Tagged<LongLinkStateJoined>>, DecodeError> {
         let numbered = wiregen_runtime::SequencePart {
             key: (part.link_id,),
-            seq: part.number as u64,
+            seq: u64::from(part.number),
             first: part.is_first_part(),
             last: part.is_last_part(),
             data: [part.message_chunk.to_vec(), part.values_chunk.to_vec()],
@@ -2982,7 +2982,7 @@ pub fn split_long_link_state<'a>(
             pos[k] += take;
             room -= take;
         }
-        part.number = ((first_number as u64 + i as u64) % 65535) as u16;
+        part.number = ((u128::from(first_number) + i as u128) % 65535u128) as u16;
         part.flags.set(LongLinkStateFlags::FIRST, i == 0);
         part.flags.set(LongLinkStateFlags::LAST, i + 1 == count);
         part.message_chunk = Cow::Owned(pieces[0].to_vec());

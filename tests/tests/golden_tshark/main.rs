@@ -16,6 +16,7 @@ mod fields;
 mod filter_names;
 mod strings;
 mod tcp;
+mod wide_join;
 
 fn snippet_lua(name: &str) -> PathBuf {
     repo_root().join(format!("codegen/tests/golden/{name}.lua"))

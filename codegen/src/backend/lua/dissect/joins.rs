@@ -96,6 +96,7 @@ impl<'p> Dissect<'p> {
         let last = self.i.exprs().expr(&j.last);
         let wrap = j.wrap;
         join_tables(c, ji, &s.name, &s.fields[j.sequence].name, wrap);
+        Numbering::of(p, ji).constants(c);
         c.open(format!("local function join_{ji}(pinfo, tree, v)"));
         c.line("local conv, side = conversation_key(pinfo)");
         // The part's own keys, and those of the enclosing value (`Command.channel_id`) as its
@@ -113,18 +114,13 @@ impl<'p> Dissect<'p> {
             })
             .collect();
         c.line(format!("local key = conv .. \"|\" .. side{keys}"));
-        c.line(format!(
-            "local seq = {}",
-            value_slot(&s.fields[j.sequence].name)
-        ));
+        let num = Numbering::of(p, ji);
+        let seq_name = &s.fields[j.sequence].name;
+        c.line(format!("local seq = {}", num.sequence(seq_name)));
         c.line("local frame = pinfo.number");
-        // A number up to 32 bits is a Lua number, made text by the concatenation; a wider one is
-        // a UInt64, made text by its own `tostring`.
-        let wide = !matches!(&s.fields[j.sequence].ty, Ty::Int(it) if it.bits <= 32);
-        let seq_text = if wide { "tostring(seq)" } else { "seq" };
         // The part's place by the frame's payloads: its key and number as text, made only for a
         // frame that made a payload or saw a part again (and on later passes).
-        let here = format!("key .. \"|\" .. {seq_text}");
+        let here = format!("key .. \"|\" .. {}", num.text("seq"));
         let raws: Vec<String> = j
             .streams
             .iter()
@@ -135,7 +131,7 @@ impl<'p> Dissect<'p> {
         c.line(format!(
             "local numbered = key_number(join_keys_{ji}, key, tree)"
         ));
-        c.line(format!("local done = {}", done_key("seq", wrap, wide)));
+        c.line(format!("local done = {}", num.done_key("seq")));
         c.line(format!("local bytes = {}", part_bytes(&raws)));
         c.open(format!("if join_done_{ji}.map[done] == bytes then"));
         c.line(format!(
@@ -155,42 +151,22 @@ impl<'p> Dissect<'p> {
         c.close("end");
         // A part numbered like one waiting replaces it: the walk kept below (`run_a`) may
         // have passed through the old one, so it is walked again.
-        c.line("if st.parts[seq] == nil then st.n = st.n + 1 else st.run_a = nil end");
+        c.line(format!(
+            "if {} == nil then st.n = st.n + 1 else st.run_a = nil end",
+            num.part("seq")
+        ));
         c.open("if st.n > 4096 then");
         c.line("tree:add_proto_expert_info(E.reassembly, \"more than 4096 parts waiting to be joined; dropped\")");
         c.line(format!("bounded_remove(join_parts_{ji}, key)"));
         c.line("return");
         c.close("end");
         c.line(format!(
-            "st.parts[seq] = {{ first = {first}, last = {last}, {} }}",
+            "{} = {{ first = {first}, last = {last}, {} }}",
+            num.part("seq"),
             raws.join(", ")
         ));
-        c.line(
-            "-- Back to the first part and on to the last one, every part in between present. The",
-        );
-        c.line("-- walk back from the part before this one, when it reached a first part and none was taken");
-        c.line("-- out since (`run_a`, `run_b`), is not walked again: parts coming in order join in linear time.");
-        c.line("local a, b, steps = seq, seq, 0");
-        c.open(format!(
-            "if st.run_a ~= nil and seq == (st.run_b + 1) % {wrap} and not st.parts[seq].first then"
-        ));
-        c.line("a = st.run_a");
-        c.close("else");
-        c.depth += 1;
-        c.open("while a ~= nil and not st.parts[a].first do");
-        c.line(format!("a = (a + {}) % {wrap}", wrap - 1));
-        c.line("steps = steps + 1");
-        c.line("if st.parts[a] == nil or steps > st.n then a = nil end");
-        c.close("end");
-        c.close("end");
-        c.line("if a ~= nil then st.run_a, st.run_b = a, seq end");
-        c.line("steps = 0");
-        c.open("while a ~= nil and b ~= nil and not st.parts[b].last do");
-        c.line(format!("b = (b + 1) % {wrap}"));
-        c.line("steps = steps + 1");
-        c.line("if st.parts[b] == nil or steps > st.n or st.parts[b].first then b = nil end");
-        c.close("end");
-        join_whole(c, ji, j.streams.len(), wrap, wide);
+        join_walk(c, &num);
+        join_whole(c, ji, j.streams.len(), &num);
         c.line(format!(
             "if st.n == 0 then bounded_remove(join_parts_{ji}, key) end"
         ));
@@ -315,24 +291,49 @@ fn join_tables(c: &mut Code, ji: usize, part: &str, sequence: &str, wrap: u64) {
     c.line(format!("local join_keys_{ji} = key_numbers()"));
 }
 
-/// A part's place among the parts joined last, from its key's number (`numbered`) and its own
-/// number `n` (modulo `wrap`): one Lua number while every key's can be told apart in the 53 bits
-/// of a double with room to spare (numbers of 16 bits), else short text of both (a `wide`
-/// number is a UInt64, made text by `tostring`).
-fn done_key(n: &str, wrap: u64, wide: bool) -> String {
-    if wrap <= 1 << 16 {
-        format!("numbered * {wrap} + {n}")
-    } else if wide {
-        format!("numbered .. \"|\" .. tostring({n})")
-    } else {
-        format!("numbered .. \"|\" .. {n}")
-    }
+/// From the part just kept (`seq`) back to the first part and on to the last one: `a` and `b`,
+/// or nil where a part in between is missing.
+fn join_walk(c: &mut Code, num: &Numbering) {
+    c.line("-- Back to the first part and on to the last one, every part in between present. The");
+    c.line("-- walk back from the part before this one, when it reached a first part and none was taken");
+    c.line("-- out since (`run_a`, `run_b`), is not walked again: parts coming in order join in linear time.");
+    c.line("local a, b, steps = seq, seq, 0");
+    c.open(format!(
+        "if st.run_a ~= nil and seq == {} and not {}.first then",
+        num.next("st.run_b"),
+        num.part("seq")
+    ));
+    c.line("a = st.run_a");
+    c.close("else");
+    c.depth += 1;
+    c.open(format!("while a ~= nil and not {}.first do", num.part("a")));
+    c.line(format!("a = {}", num.prev("a")));
+    c.line("steps = steps + 1");
+    c.line(format!(
+        "if {} == nil or steps > st.n then a = nil end",
+        num.part("a")
+    ));
+    c.close("end");
+    c.close("end");
+    c.line("if a ~= nil then st.run_a, st.run_b = a, seq end");
+    c.line("steps = 0");
+    c.open(format!(
+        "while a ~= nil and b ~= nil and not {}.last do",
+        num.part("b")
+    ));
+    c.line(format!("b = {}", num.next("b")));
+    c.line("steps = steps + 1");
+    c.line(format!(
+        "if {0} == nil or steps > st.n or {0}.first then b = nil end",
+        num.part("b")
+    ));
+    c.close("end");
 }
 
-/// Inside `if a ~= nil and b ~= nil`: the parts from `a` to `b` (numbers modulo `wrap`) taken
-/// out of the waiting ones into `whole` (`streams` lists of bytes, concatenated), each
-/// remembered as joined (by its key's number and its own; a `wide` number is a UInt64).
-fn join_whole(c: &mut Code, ji: usize, streams: usize, wrap: u64, wide: bool) {
+/// Inside `if a ~= nil and b ~= nil`: the parts from `a` to `b` taken out of the waiting ones
+/// into `whole` (`streams` lists of bytes, concatenated), each remembered as joined (by its
+/// key's number and its own).
+fn join_whole(c: &mut Code, ji: usize, streams: usize, num: &Numbering) {
     c.open("if a ~= nil and b ~= nil then");
     let lists: Vec<String> = (1..=streams).map(|i| format!("s{i} = {{}}")).collect();
     c.line(format!(
@@ -341,24 +342,24 @@ fn join_whole(c: &mut Code, ji: usize, streams: usize, wrap: u64, wide: bool) {
     ));
     c.line("local i = a");
     c.open("while true do");
-    c.line("local part = st.parts[i]");
+    c.line(format!("local part = {}", num.part("i")));
     for i in 1..=streams {
         c.line(format!("whole.s{i}[#whole.s{i} + 1] = part[{i}]"));
     }
     let part_raws: Vec<String> = (1..=streams).map(|i| format!("part[{i}]")).collect();
     c.line(format!(
         "bounded_set(join_done_{ji}, {}, {})",
-        done_key("i", wrap, wide),
+        num.done_key("i"),
         part_bytes(&part_raws)
     ));
     c.line(format!(
         "if join_done_{ji}.count > JOIN_DONE_LIMIT_{ji} then bounded_evict(join_done_{ji}) end"
     ));
-    c.line("st.parts[i] = nil");
+    c.line(format!("{} = nil", num.part("i")));
     c.line("st.n = st.n - 1");
     c.line("whole.count = whole.count + 1");
     c.line("if i == b then break end");
-    c.line(format!("i = (i + 1) % {wrap}"));
+    c.line(format!("i = {}", num.next("i")));
     c.close("end");
     c.line("st.run_a = nil");
     // Kept by frame for later passes: in a ByteArray, whose bytes are outside Lua's heap (a
@@ -368,5 +369,110 @@ fn join_whole(c: &mut Code, ji: usize, streams: usize, wrap: u64, wide: bool) {
         c.line(format!(
             "whole.s{i} = ByteArray.new(table.concat(whole.s{i}), true)"
         ));
+    }
+}
+
+/// How a join's sequence numbers are written: Lua numbers up to 32 bits; a wider one as a
+/// UInt64 (a double holds integers exactly only to 2^53, and Lua prints one past 10^14 in
+/// exponent form, so two numbers could share a text), kept exact by the field's reader
+/// (`v.<sequence>_u64`), counted with UInt64 arithmetic and made text where it indexes a table.
+pub(crate) struct Numbering {
+    ji: usize,
+    wrap: u64,
+    wide: bool,
+    /// Whether the wrap is below the field's range (the number read is taken modulo it, as
+    /// the crate's joiner takes it).
+    reduced: bool,
+}
+
+impl Numbering {
+    pub(crate) fn of(p: &Protocol, ji: usize) -> Numbering {
+        let j = &p.joins[ji];
+        let bits = match &p.structs[j.in_struct].fields[j.sequence].ty {
+            Ty::Int(it) => it.bits,
+            _ => 64,
+        };
+        let range = if bits >= 64 { u64::MAX } else { 1 << bits };
+        Numbering {
+            ji,
+            wrap: j.wrap,
+            wide: bits > 32,
+            reduced: j.wrap < range,
+        }
+    }
+
+    /// Whether field `fi` of struct `sid` is the wide sequence of a join: its reader keeps the
+    /// UInt64 too.
+    pub(crate) fn keeps_exact(p: &Protocol, sid: StructId, fi: usize) -> bool {
+        (0..p.joins.len()).any(|ji| {
+            let j = &p.joins[ji];
+            j.in_struct == sid && j.sequence == fi && Numbering::of(p, ji).wide
+        })
+    }
+
+    /// The file-level constants a wide numbering counts with.
+    fn constants(&self, c: &mut Code) {
+        if self.wide {
+            c.line(format!(
+                "local WRAP_{0}, ZERO_{0} = UInt64.new({1}, {2}), UInt64.new(0)",
+                self.ji,
+                self.wrap & 0xFFFF_FFFF,
+                self.wrap >> 32
+            ));
+        }
+    }
+
+    /// The part's number, read from the value kept as `field`.
+    fn sequence(&self, field: &str) -> String {
+        if self.wide {
+            format!("{} % WRAP_{}", value_slot(&format!("{field}_u64")), self.ji)
+        } else if self.reduced {
+            format!("{} % {}", value_slot(field), self.wrap)
+        } else {
+            value_slot(field)
+        }
+    }
+
+    /// Number `x` as text.
+    fn text(&self, x: &str) -> String {
+        if self.wide {
+            format!("tostring({x})")
+        } else {
+            x.to_string()
+        }
+    }
+
+    /// The waiting part numbered `x`.
+    fn part(&self, x: &str) -> String {
+        format!("st.parts[{}]", self.text(x))
+    }
+
+    /// The number after `x`.
+    fn next(&self, x: &str) -> String {
+        if self.wide {
+            format!("({x} + 1) % WRAP_{}", self.ji)
+        } else {
+            format!("({x} + 1) % {}", self.wrap)
+        }
+    }
+
+    /// The number before `x` (a UInt64 has no room to add `wrap - 1` first).
+    fn prev(&self, x: &str) -> String {
+        if self.wide {
+            format!("({x} == ZERO_{0} and WRAP_{0} or {x}) - 1", self.ji)
+        } else {
+            format!("({x} + {}) % {}", self.wrap - 1, self.wrap)
+        }
+    }
+
+    /// A part's place among the parts joined last, from its key's number (`numbered`) and its
+    /// own `n`: one Lua number while every key's can be told apart in the 53 bits of a double
+    /// with room to spare (numbers of 16 bits), else short text of both.
+    fn done_key(&self, n: &str) -> String {
+        if self.wrap <= 1 << 16 {
+            format!("numbered * {} + {n}", self.wrap)
+        } else {
+            format!("numbered .. \"|\" .. {}", self.text(n))
+        }
     }
 }

@@ -37,11 +37,13 @@ impl<'p> JoinsModule<'p> {
             split,
             part_size,
             wrap,
-            seq,
             seq_ty,
+            seq_u64,
+            first_seq,
             seq_nm,
             streams,
             n_streams,
+            ..
         } = self.join_names(j)?;
         let first = self.c.exprs().expr_top(&j.first, Ctx::Value);
         let last = self.c.exprs().expr_top(&j.last, Ctx::Value);
@@ -133,14 +135,14 @@ impl<'p> JoinsModule<'p> {
                 pub fn push_tagged(&mut self, part: &#st_anon, #(#outer_params)* tag: u64) -> Result<Option<wiregen_runtime::Tagged<#jn>>, DecodeError> {
                     let numbered = wiregen_runtime::SequencePart {
                         key: (#(#key_copies,)*),
-                        seq: part.#seq as u64,
+                        seq: #seq_u64,
                         first: part.is_first_part(),
                         last: part.is_last_part(),
                         data: [#(part.#streams.to_vec()),*],
                     };
                     let joined = self.0.push_tagged(numbered, #seq_nm, tag)?;
                     Ok(joined.map(|wiregen_runtime::Joined { key: (#(#key_names,)*), first, parts, streams: [#(#streams),*], tags }| {
-                        (#jn { #(#key_names,)* first: first as #seq_ty, parts, #(#streams,)* }, tags)
+                        (#jn { #(#key_names,)* #first_seq, parts, #(#streams,)* }, tags)
                     }))
                 }
             }
@@ -166,15 +168,28 @@ impl<'p> JoinsModule<'p> {
     fn join_names(&self, j: &Join) -> Result<JoinNames, Internal> {
         let s = &self.c.p.structs[j.in_struct];
         let sequence = &s.fields[j.sequence];
+        let seq = ident(&sequence.name);
+        let seq_ty = self
+            .c
+            .types()
+            .rust_ty(j.in_struct, j.sequence, &sequence.ty)?;
+        let (seq_u64, first_seq) = if seq_ty.to_string() == "u64" {
+            (quote! { part.#seq }, quote! { first })
+        } else {
+            (
+                quote! { u64::from(part.#seq) },
+                quote! { first: first as #seq_ty },
+            )
+        };
         Ok(JoinNames {
             split: format_ident!("split_{}", s.name.to_snake_case()),
             part_size: format_ident!("{}_PART_SIZE", s.name.to_shouty_snake_case()),
             wrap: lit_u64(j.wrap),
-            seq: ident(&sequence.name),
-            seq_ty: self
-                .c
-                .types()
-                .rust_ty(j.in_struct, j.sequence, &sequence.ty)?,
+            seq,
+            seq_ty,
+            seq_u64,
+            first_seq,
+            wrap_wide: Literal::u128_suffixed(u128::from(j.wrap)),
             seq_nm: sequence.name.clone(),
             streams: j
                 .streams
@@ -201,12 +216,13 @@ impl<'p> JoinsModule<'p> {
         let JoinNames {
             split,
             part_size,
-            wrap,
             seq,
             seq_ty,
+            wrap_wide,
             seq_nm,
             streams,
             n_streams,
+            ..
         } = self.join_names(j)?;
         // The splitter sets the flag bits that mark the first and the last part; markers
         // that are other expressions (ENet's `fragment_number == fragment_count - 1`) read
@@ -267,7 +283,7 @@ impl<'p> JoinsModule<'p> {
                         pos[k] += take;
                         room -= take;
                     }
-                    part.#seq = ((first_number as u64 + i as u64) % #wrap) as #seq_ty;
+                    part.#seq = ((u128::from(first_number) + i as u128) % #wrap_wide) as #seq_ty;
                     #set_first
                     #set_last
                     #( part.#streams = Cow::Owned(pieces[#idx].to_vec()); )*
@@ -399,6 +415,13 @@ struct JoinNames {
     wrap: Literal,
     seq: Ident,
     seq_ty: TokenStream,
+    /// `part.<seq>` as a `u64`, and the joined payload's `first` from the joiner's (a `u64`): casts
+    /// only where the field is narrower (clippy refuses a cast to the same type).
+    seq_u64: TokenStream,
+    first_seq: TokenStream,
+    /// The wrap as a `u128`: the splitter adds a part's index to the first number there, where
+    /// a number near `u64::MAX` has no room.
+    wrap_wide: Literal,
     seq_nm: String,
     streams: Vec<Ident>,
     n_streams: Literal,
