@@ -95,8 +95,9 @@ impl<'p> Dissect<'p> {
         let first = self.i.exprs().expr(&j.first);
         let last = self.i.exprs().expr(&j.last);
         let wrap = j.wrap;
+        let num = Numbering::of(p, ji);
         join_tables(c, ji, &s.name, &s.fields[j.sequence].name, wrap);
-        Numbering::of(p, ji).constants(c);
+        num.constants(c);
         c.open(format!("local function join_{ji}(pinfo, tree, v)"));
         c.line("local conv, side = conversation_key(pinfo)");
         // The part's own keys, and those of the enclosing value (`Command.channel_id`) as its
@@ -114,7 +115,6 @@ impl<'p> Dissect<'p> {
             })
             .collect();
         c.line(format!("local key = conv .. \"|\" .. side{keys}"));
-        let num = Numbering::of(p, ji);
         let seq_name = &s.fields[j.sequence].name;
         c.line(format!("local seq = {}", num.sequence(seq_name)));
         c.line("local frame = pinfo.number");
