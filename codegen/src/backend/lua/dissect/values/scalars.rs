@@ -44,8 +44,8 @@ impl<'p> Dissect<'p> {
                     it.endian,
                     int_reader(it.bytes(), it.signed, it.endian),
                 );
-                if !target.is_empty() && Numbering::keeps_exact(p, sid, fi) {
-                    keep_exact(c, &it, name, needed);
+                if needed && Numbering::keeps_exact(p, sid, fi) {
+                    keep_exact(c, &it, name);
                 }
                 c.line(format!("offset = offset + {}", it.bytes()));
             }
@@ -119,21 +119,16 @@ impl<'p> Dissect<'p> {
     }
 }
 
-/// A join's number past 32 bits, read with `range` (when the value was read: `needed`), kept
-/// exact as a UInt64 beside the Lua number (see `Numbering`).
-fn keep_exact(c: &mut Code, it: &IntTy, name: &str, needed: bool) {
+/// A join's number past 32 bits, read again from `range` (made when the value is read, which a
+/// join's number always is), kept exact as a UInt64 beside the Lua number (see `Numbering`).
+fn keep_exact(c: &mut Code, it: &IntTy, name: &str) {
     let le = if it.endian == Endian::Little {
         "le_"
     } else {
         ""
     };
-    let range = if needed {
-        "range".to_string()
-    } else {
-        format!("tvb(offset, {})", it.bytes())
-    };
     c.line(format!(
-        "{} = {range}:{le}uint64()",
+        "{} = range:{le}uint64()",
         value_slot(&format!("{name}_u64"))
     ));
 }
