@@ -1253,52 +1253,51 @@ function dissect.QuaternionF64Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- The cases of `value` by tag: the label each is shown under and the function that
--- reads it.
+-- The cases of `value` by tag: the function that reads each.
 CASES.TypedValue_value = {
-  [0] = { "Value: SInt8", dissect.SInt8Value },
-  [1] = { "Value: UInt8", dissect.UInt8Value },
-  [2] = { "Value: SInt16", dissect.SInt16Value },
-  [3] = { "Value: UInt16", dissect.UInt16Value },
-  [4] = { "Value: SInt32", dissect.SInt32Value },
-  [5] = { "Value: UInt32", dissect.UInt32Value },
-  [6] = { "Value: SInt64", dissect.SInt64Value },
-  [7] = { "Value: UInt64", dissect.UInt64Value },
-  [8] = { "Value: Float16", dissect.Float16Value },
-  [9] = { "Value: Float32", dissect.Float32Value },
-  [10] = { "Value: Float64", dissect.Float64Value },
-  [11] = { "Value: String", dissect.StringValue },
-  [12] = { "Value: Data", dissect.DataValue },
-  [13] = { "Value: Point2S8", dissect.Point2S8Value },
-  [14] = { "Value: Point2U8", dissect.Point2U8Value },
-  [15] = { "Value: Point2S16", dissect.Point2S16Value },
-  [16] = { "Value: Point2U16", dissect.Point2U16Value },
-  [17] = { "Value: Point2S32", dissect.Point2S32Value },
-  [18] = { "Value: Point2U32", dissect.Point2U32Value },
-  [19] = { "Value: Point2S64", dissect.Point2S64Value },
-  [20] = { "Value: Point2U64", dissect.Point2U64Value },
-  [21] = { "Value: Point3S8", dissect.Point3S8Value },
-  [22] = { "Value: Point3U8", dissect.Point3U8Value },
-  [23] = { "Value: Point3S16", dissect.Point3S16Value },
-  [24] = { "Value: Point3U16", dissect.Point3U16Value },
-  [25] = { "Value: Point3S32", dissect.Point3S32Value },
-  [26] = { "Value: Point3U32", dissect.Point3U32Value },
-  [27] = { "Value: Point3S64", dissect.Point3S64Value },
-  [28] = { "Value: Point3U64", dissect.Point3U64Value },
-  [29] = { "Value: Vector2F16", dissect.Vector2F16Value },
-  [30] = { "Value: Vector2F32", dissect.Vector2F32Value },
-  [31] = { "Value: Vector2F64", dissect.Vector2F64Value },
-  [32] = { "Value: Vector3F16", dissect.Vector3F16Value },
-  [33] = { "Value: Vector3F32", dissect.Vector3F32Value },
-  [34] = { "Value: Vector3F64", dissect.Vector3F64Value },
-  [35] = { "Value: QuaternionF16", dissect.QuaternionF16Value },
-  [36] = { "Value: QuaternionF32", dissect.QuaternionF32Value },
-  [37] = { "Value: QuaternionF64", dissect.QuaternionF64Value },
+  [0] = dissect.SInt8Value,
+  [1] = dissect.UInt8Value,
+  [2] = dissect.SInt16Value,
+  [3] = dissect.UInt16Value,
+  [4] = dissect.SInt32Value,
+  [5] = dissect.UInt32Value,
+  [6] = dissect.SInt64Value,
+  [7] = dissect.UInt64Value,
+  [8] = dissect.Float16Value,
+  [9] = dissect.Float32Value,
+  [10] = dissect.Float64Value,
+  [11] = dissect.StringValue,
+  [12] = dissect.DataValue,
+  [13] = dissect.Point2S8Value,
+  [14] = dissect.Point2U8Value,
+  [15] = dissect.Point2S16Value,
+  [16] = dissect.Point2U16Value,
+  [17] = dissect.Point2S32Value,
+  [18] = dissect.Point2U32Value,
+  [19] = dissect.Point2S64Value,
+  [20] = dissect.Point2U64Value,
+  [21] = dissect.Point3S8Value,
+  [22] = dissect.Point3U8Value,
+  [23] = dissect.Point3S16Value,
+  [24] = dissect.Point3U16Value,
+  [25] = dissect.Point3S32Value,
+  [26] = dissect.Point3U32Value,
+  [27] = dissect.Point3S64Value,
+  [28] = dissect.Point3U64Value,
+  [29] = dissect.Vector2F16Value,
+  [30] = dissect.Vector2F32Value,
+  [31] = dissect.Vector2F64Value,
+  [32] = dissect.Vector3F16Value,
+  [33] = dissect.Vector3F32Value,
+  [34] = dissect.Vector3F64Value,
+  [35] = dissect.QuaternionF16Value,
+  [36] = dissect.QuaternionF32Value,
+  [37] = dissect.QuaternionF64Value,
 }
 
 -- TypedValue: A type code and the value.
 function dissect.TypedValue(tvb, pinfo, tree, offset, limit)
-  local item, sub, nxt, val, range
+  local item, nxt, val, range
   local v = {}
   -- type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
@@ -1312,10 +1311,8 @@ function dissect.TypedValue(tvb, pinfo, tree, offset, limit)
   local tag_value = v.type
   local case_value = CASES.TypedValue_value[tag_value]
   if case_value ~= nil then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_value[1]) or tree
-    nxt = case_value[2](tvb, pinfo, sub, offset, limit)
+    nxt = case_value(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("value: no case for tag %d", tag_value))
@@ -1423,6 +1420,49 @@ function dissect.LinkId(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
+-- The cases of `value` by tag: the label each is shown under and the function that
+-- reads it.
+CASES.IndexedValue_value = {
+  [0] = { "Value: SInt8", dissect.SInt8Value },
+  [1] = { "Value: UInt8", dissect.UInt8Value },
+  [2] = { "Value: SInt16", dissect.SInt16Value },
+  [3] = { "Value: UInt16", dissect.UInt16Value },
+  [4] = { "Value: SInt32", dissect.SInt32Value },
+  [5] = { "Value: UInt32", dissect.UInt32Value },
+  [6] = { "Value: SInt64", dissect.SInt64Value },
+  [7] = { "Value: UInt64", dissect.UInt64Value },
+  [8] = { "Value: Float16", dissect.Float16Value },
+  [9] = { "Value: Float32", dissect.Float32Value },
+  [10] = { "Value: Float64", dissect.Float64Value },
+  [11] = { "Value: String", dissect.StringValue },
+  [12] = { "Value: Data", dissect.DataValue },
+  [13] = { "Value: Point2S8", dissect.Point2S8Value },
+  [14] = { "Value: Point2U8", dissect.Point2U8Value },
+  [15] = { "Value: Point2S16", dissect.Point2S16Value },
+  [16] = { "Value: Point2U16", dissect.Point2U16Value },
+  [17] = { "Value: Point2S32", dissect.Point2S32Value },
+  [18] = { "Value: Point2U32", dissect.Point2U32Value },
+  [19] = { "Value: Point2S64", dissect.Point2S64Value },
+  [20] = { "Value: Point2U64", dissect.Point2U64Value },
+  [21] = { "Value: Point3S8", dissect.Point3S8Value },
+  [22] = { "Value: Point3U8", dissect.Point3U8Value },
+  [23] = { "Value: Point3S16", dissect.Point3S16Value },
+  [24] = { "Value: Point3U16", dissect.Point3U16Value },
+  [25] = { "Value: Point3S32", dissect.Point3S32Value },
+  [26] = { "Value: Point3U32", dissect.Point3U32Value },
+  [27] = { "Value: Point3S64", dissect.Point3S64Value },
+  [28] = { "Value: Point3U64", dissect.Point3U64Value },
+  [29] = { "Value: Vector2F16", dissect.Vector2F16Value },
+  [30] = { "Value: Vector2F32", dissect.Vector2F32Value },
+  [31] = { "Value: Vector2F64", dissect.Vector2F64Value },
+  [32] = { "Value: Vector3F16", dissect.Vector3F16Value },
+  [33] = { "Value: Vector3F32", dissect.Vector3F32Value },
+  [34] = { "Value: Vector3F64", dissect.Vector3F64Value },
+  [35] = { "Value: QuaternionF16", dissect.QuaternionF16Value },
+  [36] = { "Value: QuaternionF32", dissect.QuaternionF32Value },
+  [37] = { "Value: QuaternionF64", dissect.QuaternionF64Value },
+}
+
 -- IndexedValue: A value by its index in the link's list; the list gives its type.
 function dissect.IndexedValue(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
@@ -1437,7 +1477,7 @@ function dissect.IndexedValue(tvb, pinfo, tree, offset, limit)
   -- value
   local tag_value = list_item(1, v.index)
   if tag_value == nil then tree_add_proto_expert_info(tree, E.no_state, "value: its type is not in the list announced earlier") return nil end
-  local case_value = CASES.TypedValue_value[tag_value]
+  local case_value = CASES.IndexedValue_value[tag_value]
   if case_value ~= nil then
     sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_value[1]) or tree
     nxt = case_value[2](tvb, pinfo, sub, offset, limit)
@@ -1853,25 +1893,24 @@ function dissect.LongLinkState(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- The cases of `body` by tag: the label each is shown under and the function that
--- reads it.
+-- The cases of `body` by tag: the function that reads each.
 CASES.Command_body = {
-  [0] = { "Body: ConnectionRequest", dissect.ConnectionRequest },
-  [1] = { "Body: ConnectionAck", dissect.ConnectionAck },
-  [3] = { "Body: UnreliableMessage", dissect.UnreliableMessage },
-  [4] = { "Body: ReliableMessage", dissect.ReliableMessage },
-  [5] = { "Body: LinkState", dissect.LinkState },
-  [6] = { "Body: ReliableAck", dissect.ReliableAck },
-  [7] = { "Body: LinkUp", dissect.LinkId },
-  [8] = { "Body: LinkDown", dissect.LinkId },
-  [9] = { "Body: LinkUpdate", dissect.LinkUpdate },
-  [10] = { "Body: LongReliableMessage", dissect.LongReliableMessage },
-  [11] = { "Body: LongLinkState", dissect.LongLinkState },
+  [0] = dissect.ConnectionRequest,
+  [1] = dissect.ConnectionAck,
+  [3] = dissect.UnreliableMessage,
+  [4] = dissect.ReliableMessage,
+  [5] = dissect.LinkState,
+  [6] = dissect.ReliableAck,
+  [7] = dissect.LinkId,
+  [8] = dissect.LinkId,
+  [9] = dissect.LinkUpdate,
+  [10] = dissect.LongReliableMessage,
+  [11] = dissect.LongLinkState,
 }
 
 -- Command: One DNP datagram.
 function dissect.Command(tvb, pinfo, tree, offset, limit)
-  local item, sub, nxt, val, range
+  local item, nxt, val, range
   local v = {}
   ROOT_VALUES = v
   -- code
@@ -1886,10 +1925,8 @@ function dissect.Command(tvb, pinfo, tree, offset, limit)
   local tag_body = v.code
   local case_body = CASES.Command_body[tag_body]
   if case_body ~= nil then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_body[1]) or tree
-    nxt = case_body[2](tvb, pinfo, sub, offset, limit)
+    nxt = case_body(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body ~= 2 then
     item = tree_add(tree, F["dnp.body"], tvb(offset, limit - offset))

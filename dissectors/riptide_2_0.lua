@@ -671,25 +671,24 @@ function dissect.ClientId(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- The cases of `body` by tag: the label each is shown under and the function that
--- reads it.
+-- The cases of `body` by tag: the function that reads each.
 CASES.Message_body = {
-  [0] = { "Body: Unreliable", dissect.UserMessage },
-  [1] = { "Body: Ack", dissect.Ack },
-  [2] = { "Body: AckExtra", dissect.AckExtra },
-  [3] = { "Body: Connect", dissect.Connect },
-  [4] = { "Body: Reject", dissect.Reject },
-  [5] = { "Body: Heartbeat", dissect.Heartbeat },
-  [6] = { "Body: Disconnect", dissect.Disconnect },
-  [7] = { "Body: Reliable", dissect.ReliableUserMessage },
-  [8] = { "Body: Welcome", dissect.ClientId },
-  [9] = { "Body: ClientConnected", dissect.ClientId },
-  [10] = { "Body: ClientDisconnected", dissect.ClientId },
+  [0] = dissect.UserMessage,
+  [1] = dissect.Ack,
+  [2] = dissect.AckExtra,
+  [3] = dissect.Connect,
+  [4] = dissect.Reject,
+  [5] = dissect.Heartbeat,
+  [6] = dissect.Disconnect,
+  [7] = dissect.ReliableUserMessage,
+  [8] = dissect.ClientId,
+  [9] = dissect.ClientId,
+  [10] = dissect.ClientId,
 }
 
 -- Message: One Riptide 2.0 message.
 function dissect.Message(tvb, pinfo, tree, offset, limit)
-  local item, sub, nxt, val, range
+  local item, nxt, val, range
   local v = {}
   ROOT_VALUES = v
   -- header: Message kind.
@@ -704,10 +703,8 @@ function dissect.Message(tvb, pinfo, tree, offset, limit)
   local tag_body = v.header
   local case_body = CASES.Message_body[tag_body]
   if case_body ~= nil then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_body[1]) or tree
-    nxt = case_body[2](tvb, pinfo, sub, offset, limit)
+    nxt = case_body(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     item = tree_add(tree, F["riptide_2_0.body"], tvb(offset, limit - offset))

@@ -965,7 +965,7 @@ function dissect.Transform(tvb, pinfo, tree, offset, limit)
 end
 
 function dissect.SetComponent(tvb, pinfo, tree, offset, limit)
-  local item, n, sub, nxt, val, range
+  local item, n, nxt, val, range
   local v = {}
   -- component_type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "component_type", 1, limit - offset) end
@@ -989,57 +989,47 @@ function dissect.SetComponent(tvb, pinfo, tree, offset, limit)
   if tag_data == 0 then
     if n > 0 then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes where none were expected", n)) end
   elseif tag_data == 1 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Controllable") or tree
-    nxt = dissect.Controllable(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Controllable; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    nxt = dissect.Controllable(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes do not hold a Controllable; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 2 then
     if n > 0 then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes where none were expected", n)) end
   elseif tag_data == 3 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Shooter") or tree
-    nxt = dissect.Shooter(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Shooter; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    nxt = dissect.Shooter(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes do not hold a Shooter; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 4 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Health") or tree
-    nxt = dissect.Health(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Health; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    nxt = dissect.Health(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes do not hold a Health; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 5 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Hitbox") or tree
-    nxt = dissect.Hitbox(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Hitbox; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    nxt = dissect.Hitbox(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes do not hold a Hitbox; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 6 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Player") or tree
-    nxt = dissect.PlayerComponent(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Player; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    nxt = dissect.PlayerComponent(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes do not hold a Player; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 7 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Replicated") or tree
-    nxt = dissect.Replicated(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Replicated; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    nxt = dissect.Replicated(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes do not hold a Replicated; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 8 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: MovementPattern") or tree
-    nxt = dissect.MovementPattern(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a MovementPattern; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    nxt = dissect.MovementPattern(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes do not hold a MovementPattern; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 9 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Stats") or tree
-    nxt = dissect.Stats(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Stats; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    nxt = dissect.Stats(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes do not hold a Stats; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 10 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Tag") or tree
-    nxt = dissect.Tag(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Tag; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    nxt = dissect.Tag(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes do not hold a Tag; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 11 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Data: Transform") or tree
-    nxt = dissect.Transform(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes do not hold a Transform; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
+    nxt = dissect.Transform(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes do not hold a Transform; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("data: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree_add(tree, F["rtype_impl.set_component.data"], tvb(offset, n))
     if n == 0 then tree_set_text(item, "Data: <empty>") end
@@ -1064,7 +1054,7 @@ end
 
 -- DeltaEntry: One change to the world.
 function dissect.DeltaEntry(tvb, pinfo, tree, offset, limit)
-  local item, sub, nxt, val, range
+  local item, nxt, val, range
   local v = {}
   -- op
   if limit - offset < 1 then return truncated(tree, tvb, offset, "op", 1, limit - offset) end
@@ -1080,16 +1070,12 @@ function dissect.DeltaEntry(tvb, pinfo, tree, offset, limit)
   -- component: The component changed (SET_COMPONENT) or removed (REMOVE_COMPONENT).
   local tag_component = v.op
   if tag_component == 2 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Component: SetComponent") or tree
-    nxt = dissect.SetComponent(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.SetComponent(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_component == 3 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Component: RemoveComponent") or tree
-    nxt = dissect.RemoveComponent(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.RemoveComponent(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif not (tag_component == 0 or tag_component == 1) then
     tree_add_proto_expert_info(tree, E.invalid, fmt("component: no case for tag %d", tag_component))

@@ -594,3 +594,80 @@ fn dnp_field_rows(
         .collect();
     (stdout, rows)
 }
+
+/// The tree as `-V` prints it: a switch that ends its type and is picked by an enum field of
+/// that type shows its case's fields in the type's own tree (the tag's line names the case);
+/// a case picked by the list a Link State announced keeps a subtree of its name, the only line
+/// that names it.
+#[test]
+fn a_case_named_by_its_tag_is_shown_in_its_types_tree() {
+    let state = cmd(CommandBody::LinkState(LinkState {
+        number: 1,
+        link_id: 4,
+        flags: LinkFlags(0),
+        message: Cow::Borrowed(b""),
+        values: vec![
+            tv(TypedValueValue::Point2S16(Point2S16Value {
+                x: -300,
+                y: 400,
+            })),
+            tv(TypedValueValue::UInt8(UInt8Value { value: 7 })),
+        ],
+    }));
+    let update = cmd(CommandBody::LinkUpdate(LinkUpdate {
+        links: vec![LinkUpdateLink {
+            link_id: 4,
+            values: vec![IndexedValue {
+                index: 0,
+                value: TypedValueValue::Point2S16(Point2S16Value { x: 5, y: -6 }),
+            }],
+        }],
+    }));
+    let datagrams: Vec<Datagram> = [state, update]
+        .iter()
+        .map(|c| Datagram {
+            src_port: 3413,
+            dst_port: 40000,
+            payload: c.encode().unwrap(),
+        })
+        .collect();
+    let (stdout, _) = dnp_field_rows("inline", &datagrams, &["-V", "-O", "dnp"], &[]);
+    // The protocol's lines, without the frame's and the lower layers' (not indented).
+    let tree: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Drag[en]gine"))
+        .filter(|l| l.starts_with("    "))
+        .collect();
+    let text = tree.join("\n");
+    let expected_state = "    Code: LinkState (0x05)
+    Number: 1
+    Link id: 4
+    Flags: 0x00
+        .... ...0 = READ_ONLY: False
+    Message len: 0
+    Message: <empty>
+    Value count: 2
+    Values (2)
+        Values: TypedValue
+            Type: Point2S16 (0x0f)
+            X: -300
+            Y: 400
+        Values: TypedValue
+            Type: UInt8 (0x01)
+            Value: 7";
+    assert!(text.starts_with(expected_state), "{text}");
+    let expected_update = "    Code: LinkUpdate (0x09)
+    Link count: 1
+    Links (1)
+        Links: LinkUpdateLink
+            Link id: 4
+            Value count: 1
+            Values (1)
+                Values: IndexedValue
+                    Index: 0
+                    Value: Point2S16
+                        X: 5
+                        Y: -6";
+    assert!(text.contains(expected_update), "{text}");
+    assert!(!text.contains("Body:"), "{text}");
+}

@@ -597,7 +597,7 @@ end
 
 -- Reliable: Wraps a packet of another kind, numbered per channel.
 function dissect.Reliable(tvb, pinfo, tree, offset, limit)
-  local item, sub, nxt, val, range
+  local item, nxt, val, range
   local v = {}
   if limit - offset < 2 then return truncated(tree, tvb, offset, "seqnum", 2, limit - offset) end
   if HAS_TREE then tree_add(tree, F["enclosing.reliable.seqnum"], tvb(offset, 2)) end
@@ -613,22 +613,16 @@ function dissect.Reliable(tvb, pinfo, tree, offset, limit)
   -- inner
   local tag_inner = v.inner_kind
   if tag_inner == 0 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Inner: Control") or tree
-    nxt = dissect.Control(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Control(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_inner == 1 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Inner: Original") or tree
-    nxt = dissect.Original(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Original(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_inner == 2 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Inner: Split") or tree
-    nxt = dissect.Split(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Split(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("inner: no case for tag %d", tag_inner))
@@ -638,7 +632,7 @@ function dissect.Reliable(tvb, pinfo, tree, offset, limit)
 end
 
 function dissect.Packet(tvb, pinfo, tree, offset, limit)
-  local item, sub, nxt, val, range
+  local item, nxt, val, range
   local v = {}
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
@@ -651,28 +645,20 @@ function dissect.Packet(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.kind
   if tag_body == 0 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Control") or tree
-    nxt = dissect.Control(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Control(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 1 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Original") or tree
-    nxt = dissect.Original(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Original(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Split") or tree
-    nxt = dissect.Split(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Split(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 3 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Reliable") or tree
-    nxt = dissect.Reliable(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Reliable(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))

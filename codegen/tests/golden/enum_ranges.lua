@@ -49,7 +49,6 @@ end
 local tree_add = TreeItem.add
 local tree_add_le = TreeItem.add_le
 local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
-local tree_set_len = TreeItem.set_len
 local tree_set_text = TreeItem.set_text
 local range_le_uint = TvbRange.le_uint
 
@@ -167,12 +166,6 @@ local function enum_name(vs, v, unknown)
   return vs[v] or fmt(unknown, v)
 end
 
--- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
--- When it is not, arrays, elements and cases get no subtree of their label: their fields go
--- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
--- the C calls of making, sizing and marking them are saved.
-local VISIBLE = true
-
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
@@ -190,7 +183,7 @@ function dissect.Ammo(tvb, pinfo, tree, offset, limit)
 end
 
 function dissect.Shot(tvb, pinfo, tree, offset, limit)
-  local item, sub, nxt, val, range
+  local item, nxt, val, range
   local v = {}
   ROOT_VALUES = v
   -- weapon
@@ -212,16 +205,12 @@ function dissect.Shot(tvb, pinfo, tree, offset, limit)
   -- extra
   local tag_extra = v.weapon
   if (tag_extra >= 1 and tag_extra <= 6) then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Extra: Pistol") or tree
-    nxt = dissect.Ammo(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Ammo(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif (tag_extra >= 16 and tag_extra <= 31) then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Extra: Rifle") or tree
-    nxt = dissect.Ammo(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Ammo(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_extra ~= 32 then
     item = tree_add(tree, F["enum_ranges.extra"], tvb(offset, limit - offset))
@@ -328,8 +317,6 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
-  -- (No tree is never a shown one: one C call fewer per message in tshark's summary.)
-  VISIBLE = HAS_TREE and root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

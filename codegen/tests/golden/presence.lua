@@ -386,10 +386,8 @@ function dissect.Message(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.kind
   if tag_body == 2 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Data") or tree
-    nxt = dissect.Data(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Data(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif not (tag_body == 1 or tag_body == 3) then
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))

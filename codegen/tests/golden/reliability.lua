@@ -502,7 +502,7 @@ function dissect.Heartbeat(tvb, pinfo, tree, offset, limit)
 end
 
 function dissect.Packet(tvb, pinfo, tree, offset, limit)
-  local item, sub, nxt, val, range
+  local item, nxt, val, range
   local v = {}
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
@@ -522,28 +522,20 @@ function dissect.Packet(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.kind
   if tag_body == 0 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Data") or tree
-    nxt = dissect.Data(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Data(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 1 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ack") or tree
-    nxt = dissect.Ack(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Ack(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Notify") or tree
-    nxt = dissect.Notify(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Notify(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 3 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ping") or tree
-    nxt = dissect.Heartbeat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Heartbeat(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))

@@ -298,16 +298,12 @@ function dissect.Codec(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.kind
   if tag_body == 1 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Some") or tree
-    nxt = dissect.Some(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Some(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ok") or tree
-    nxt = dissect.Reader(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Reader(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body ~= 0 then
     item = tree_add(tree, F["reserved_names.body"], tvb(offset, limit - offset))

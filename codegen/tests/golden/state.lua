@@ -362,7 +362,7 @@ function dissect.Word(tvb, pinfo, tree, offset, limit)
 end
 
 function dissect.Typed(tvb, pinfo, tree, offset, limit)
-  local item, sub, nxt, val, range
+  local item, nxt, val, range
   local v = {}
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
@@ -375,16 +375,12 @@ function dissect.Typed(tvb, pinfo, tree, offset, limit)
   -- value
   local tag_value = v.kind
   if tag_value == 0 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Value: Byte") or tree
-    nxt = dissect.Byte(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Byte(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_value == 1 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Value: Word") or tree
-    nxt = dissect.Word(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Word(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("value: no case for tag %d", tag_value))

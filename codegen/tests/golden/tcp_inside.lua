@@ -232,12 +232,6 @@ local function bounded_evict(b, skip)
   return k, v
 end
 
--- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
--- When it is not, arrays, elements and cases get no subtree of their label: their fields go
--- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
--- the C calls of making, sizing and marking them are saved.
-local VISIBLE = true
-
 -- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
@@ -270,7 +264,7 @@ function dissect.Move(tvb, pinfo, tree, offset, limit)
 end
 
 function dissect.Packet(tvb, pinfo, tree, offset, limit)
-  local item, n, sub, nxt, val, range
+  local item, n, nxt, val, range
   local v = {}
   -- type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
@@ -292,15 +286,13 @@ function dissect.Packet(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "body", n, limit - offset) end
   local tag_body = v.type
   if tag_body == 1 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Body: Chat") or tree
-    nxt = dissect.Chat(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Chat; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
+    nxt = dissect.Chat(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("body: %d bytes do not hold a Chat; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   elseif tag_body == 2 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, n), "Body: Move") or tree
-    nxt = dissect.Move(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes do not hold a Move; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
+    nxt = dissect.Move(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("body: %d bytes do not hold a Move; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree_add(tree, F["tcp_inside.body"], tvb(offset, n))
     if n == 0 then tree_set_text(item, "Body: <empty>") end
@@ -398,8 +390,6 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
-  -- (No tree is never a shown one: one C call fewer per message in tshark's summary.)
-  VISIBLE = HAS_TREE and root.visible
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))

@@ -50,7 +50,6 @@ local tree_add = TreeItem.add
 local tree_add_le = TreeItem.add_le
 local tree_add_packet_field = TreeItem.add_packet_field
 local tree_add_proto_expert_info = TreeItem.add_proto_expert_info
-local tree_set_len = TreeItem.set_len
 local tree_set_text = TreeItem.set_text
 local range_le_uint = TvbRange.le_uint
 
@@ -304,12 +303,6 @@ end
 -- Set by a joined payload, appended to the Info column.
 local INFO_SUFFIX = ""
 
--- Whether this message's tree is shown (tshark -V or -T fields, the packet Wireshark displays).
--- When it is not, arrays, elements and cases get no subtree of their label: their fields go
--- under the parent, where Wireshark would put them anyway (it fakes items nobody sees), and
--- the C calls of making, sizing and marking them are saved.
-local VISIBLE = true
-
 -- One function per type: dissect.<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read. (In a table: Lua allows a
@@ -372,7 +365,7 @@ function dissect.MapDone(tvb, pinfo, tree, offset, limit)
 end
 
 function dissect.Packet(tvb, pinfo, tree, offset, limit)
-  local item, sub, nxt, val, range
+  local item, nxt, val, range
   local v = {}
   -- type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
@@ -385,34 +378,24 @@ function dissect.Packet(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.type
   if tag_body == 1 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Chat") or tree
-    nxt = dissect.Chat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Chat(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 2 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: MapData") or tree
-    nxt = dissect.MapData(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.MapData(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 3 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: Ping") or tree
-    nxt = dissect.Ping(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.Ping(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 4 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: MapBegin") or tree
-    nxt = dissect.MapBegin(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.MapBegin(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   elseif tag_body == 5 then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), "Body: MapDone") or tree
-    nxt = dissect.MapDone(tvb, pinfo, sub, offset, limit)
+    nxt = dissect.MapDone(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
     offset = nxt
   else
     item = tree_add(tree, F["tcp_sized.body"], tvb(offset, limit - offset))
@@ -584,8 +567,6 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
-  -- (No tree is never a shown one: one C call fewer per message in tshark's summary.)
-  VISIBLE = HAS_TREE and root.visible
   INFO_SUFFIX = ""
   CONVERSATION = nil
   local ok, info = pcall(dissect_message, tvb, pinfo, root)

@@ -32,21 +32,20 @@ pub(crate) fn call_struct(
     hi: &str,
     target: &str,
 ) {
-    call_struct_or(p, c, id, lo, hi, target, None);
+    call_struct_or(p, c, id, ("sub", lo, hi), target, None);
 }
 
-/// [`call_struct`], where a struct that cannot be read runs `recover` instead of ending the
-/// caller (`recover` must set `nxt`, in bytes).
+/// [`call_struct`] under `tree`, where a struct that cannot be read runs `recover` instead of
+/// ending the caller (`recover` must set `nxt`, in bytes).
 pub(crate) fn call_struct_or(
     p: &Protocol,
     c: &mut Code,
     id: StructId,
-    lo: &str,
-    hi: &str,
+    (tree, lo, hi): (&str, &str, &str),
     target: &str,
     recover: Option<&str>,
 ) {
-    call_struct_in(p, c, (id, None), ("tvb", lo, hi), target, recover)
+    call_struct_in(p, c, (id, None), ("tvb", tree, lo, hi), target, recover)
 }
 
 /// [`call_struct`] for a field whose value's fields have filter names of their own
@@ -60,7 +59,7 @@ pub(crate) fn call_struct_as(
     hi: &str,
     target: &str,
 ) {
-    call_struct_in(p, c, (id, filter), ("tvb", lo, hi), target, None)
+    call_struct_in(p, c, (id, filter), ("tvb", "sub", lo, hi), target, None)
 }
 
 /// The name of the Lua function reading a value of struct `id` (for the fields of `filter`).
@@ -86,7 +85,7 @@ pub(crate) fn call_struct_in(
     p: &Protocol,
     c: &mut Code,
     (id, filter): (StructId, Option<&str>),
-    (tvb, lo, hi): (&str, &str, &str),
+    (tvb, tree, lo, hi): (&str, &str, &str, &str),
     target: &str,
     recover: Option<&str>,
 ) {
@@ -95,10 +94,10 @@ pub(crate) fn call_struct_in(
     let bits = p.structs[id].layout.is_bits();
     if bits {
         c.line(format!(
-            "{results} = {t}({tvb}, pinfo, sub, ({lo}) * 8, ({hi}) * 8)"
+            "{results} = {t}({tvb}, pinfo, {tree}, ({lo}) * 8, ({hi}) * 8)"
         ));
     } else {
-        c.line(format!("{results} = {t}({tvb}, pinfo, sub, {lo}, {hi})"));
+        c.line(format!("{results} = {t}({tvb}, pinfo, {tree}, {lo}, {hi})"));
     }
     match recover {
         None => {

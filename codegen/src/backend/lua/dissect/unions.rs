@@ -64,15 +64,16 @@ const LABEL: &str = "\u{1}";
 const FUNCTION: &str = "\u{2}";
 
 /// The cases of `u` that a dispatch table can hold: one tag value each (a Lua number, not
-/// taken by another case), a type as body, lines alike but for the label and the function.
-/// Returns the shared lines (with [`LABEL`] and [`FUNCTION`] marks) and, per case, its tag,
-/// label literal and function; `None` when fewer than [`DISPATCH_TABLE_CASES`] qualify.
+/// taken by another case), a type as body, lines alike but for the label (if they show one:
+/// a case shown inline has none) and the function. Returns the shared lines (with [`LABEL`]
+/// and [`FUNCTION`] marks) and, per case, its tag, label literal and function; `None` when
+/// fewer than [`DISPATCH_TABLE_CASES`] qualify.
 #[allow(clippy::type_complexity)]
 fn dispatch(
     chain: &Chain,
     u: &Union,
     rendered: &[(usize, Code)],
-) -> Option<(Code, Vec<(usize, u64, String, String)>)> {
+) -> Option<(Code, Vec<(usize, u64, Option<String>, String)>)> {
     let mut template: Option<Code> = None;
     let mut entries = Vec::new();
     for (ci, code) in rendered {
@@ -108,9 +109,14 @@ fn dispatch(
     (entries.len() >= DISPATCH_TABLE_CASES).then(|| (template.expect("a first entry"), entries))
 }
 
-/// A case's lines with its label literal (the string ending in `: <variant>`) and its one call
-/// of `function` marked, and that literal; `None` when the lines do not read so.
-fn marked_case(lines: &[String], variant: &str, function: &str) -> Option<(String, Vec<String>)> {
+/// A case's lines with its label literal (the string ending in `: <variant>`, if there is one)
+/// and its one call of `function` marked, and that literal; `None` when the lines do not read
+/// so.
+fn marked_case(
+    lines: &[String],
+    variant: &str,
+    function: &str,
+) -> Option<(Option<String>, Vec<String>)> {
     let quoted = format!(": {variant}\"");
     let call = format!("{function}(");
     let (mut label, mut marked) = (None, Vec::new());
@@ -128,7 +134,7 @@ fn marked_case(lines: &[String], variant: &str, function: &str) -> Option<(Strin
     }
     let calls: usize = marked.iter().map(|l| l.matches(function).count()).sum();
     let marks = marked.iter().filter(|l| l.contains(FUNCTION)).count();
-    (marks == 1 && calls == 0).then_some((label?, marked))
+    (marks == 1 && calls == 0).then_some((label, marked))
 }
 
 /// The case chain of a switch on `tag_<name>`:
@@ -162,20 +168,34 @@ pub(crate) fn case_chain(
     let mut branches: Vec<(String, Code)> = Vec::new();
     let mut silent: Vec<String> = Vec::new();
     if let Some((mut template, entries)) = table.as_ref().map(|(t, e)| (t.clone(), e)) {
-        let comment = format!(
-            "-- The cases of `{name}` by tag: the label each is shown under and the function that\n\
-             -- reads it.\n"
-        );
+        // Cases shown inline have no label: their table holds the functions alone.
+        let labelled = entries.iter().any(|e| e.2.is_some());
+        let comment = if labelled {
+            format!(
+                "-- The cases of `{name}` by tag: the label each is shown under and the function that\n\
+                 -- reads it.\n"
+            )
+        } else {
+            format!("-- The cases of `{name}` by tag: the function that reads each.\n")
+        };
         let mut text = String::new();
         for (_, tag, label, function) in entries {
-            text.push_str(&format!("  [{tag}] = {{ {label}, {function} }},\n"));
+            match label {
+                Some(label) => text.push_str(&format!("  [{tag}] = {{ {label}, {function} }},\n")),
+                None => text.push_str(&format!("  [{tag}] = {function},\n")),
+            }
         }
         let table = chain.tables.declare(&chain.table, &comment, text);
         c.line(format!("local case_{name} = {table}[tag_{name}]"));
+        let function = if labelled {
+            format!("case_{name}[2]")
+        } else {
+            format!("case_{name}")
+        };
         for line in &mut template.lines {
             *line = line
                 .replace(LABEL, &format!("case_{name}[1]"))
-                .replace(FUNCTION, &format!("case_{name}[2]"));
+                .replace(FUNCTION, &function);
         }
         branches.push((format!("case_{name} ~= nil"), template));
     }
@@ -270,7 +290,12 @@ impl<'p> Dissect<'p> {
         let tag = self.i.exprs().tag_expr(&u.on);
         c.line(format!("local tag_{name} = {tag}"));
         state_tag_check(c, u, &name, tree);
+        let inline = shown::case_inline(p, sid, fi, u);
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
+            CaseBody::Struct(id) if inline => {
+                call_struct_or(p, c, id, (tree, "offset", "limit"), target, None);
+                c.line("offset = nxt");
+            }
             CaseBody::Struct(id) => {
                 let label = format!("\"{}: {variant}\"", naming::label(&name));
                 let sub = shown::subtree(tree, "tvb(offset, 0)", &label);
@@ -342,8 +367,9 @@ impl<'p> Dissect<'p> {
                     "if {f}(tvb, pinfo, {tree}, offset, n, tag_{name}, v) == nil then return nil end"
                 ));
             } else {
+                let inline = shown::case_inline(p, sid, fi, u);
                 let body = |c: &mut Code, b: CaseBody, variant: &str| {
-                    case_body(p, c, &name, (b, variant), (abbrev, tree, target))
+                    case_body(p, c, &name, (b, variant), (abbrev, tree, target), inline)
                 };
                 let chain = Chain::new(p, &self.tables, sid, &name);
                 case_chain(c, &chain, u, &name, &body, &|c: &mut Code| {
@@ -355,7 +381,14 @@ impl<'p> Dissect<'p> {
         match (&unless, u.default) {
             (Some(cond), Some(b)) => {
                 c.open(format!("if {cond} then"));
-                case_body(p, c, &name, (b, &u.default_variant), (abbrev, tree, target));
+                case_body(
+                    p,
+                    c,
+                    &name,
+                    (b, &u.default_variant),
+                    (abbrev, tree, target),
+                    false,
+                );
                 c.depth -= 1;
                 c.open("else");
                 cases(c);
@@ -383,34 +416,41 @@ fn no_case(c: &mut Code, name: &str, tree: &str) {
     ));
 }
 
-/// One case of a switch with a length `n` at `offset`: its variant's fields, or its bytes.
+/// One case of a switch with a length `n` at `offset`: its variant's fields (in `tree` when
+/// the switch shows its cases `inline`, see [`shown::case_inline`]), or its bytes.
 fn case_body(
     p: &Protocol,
     c: &mut Code,
     name: &str,
     (b, variant): (CaseBody, &str),
     (abbrev, tree, target): (&str, &str, &str),
+    inline: bool,
 ) {
     match b {
         CaseBody::Struct(id) => {
-            let label = format!("\"{}: {variant}\"", naming::label(name));
-            c.line(format!(
-                "sub = {}",
-                shown::subtree(tree, "tvb(offset, n)", &label)
-            ));
+            let sub = if inline {
+                tree
+            } else {
+                let label = format!("\"{}: {variant}\"", naming::label(name));
+                c.line(format!(
+                    "sub = {}",
+                    shown::subtree(tree, "tvb(offset, n)", &label)
+                ));
+                "sub"
+            };
             if target.is_empty() {
                 // The length is known, so a case its bytes do not hold (a size field that
                 // disagrees with the type's layout) is noted over those bytes and what follows
                 // is still read. (A value later code reads cannot be skipped.)
                 let recover = format!(
-                    "sub:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes do not hold a {variant}; read on after them\", n)) nxt = offset + n"
+                    "{sub}:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes do not hold a {variant}; read on after them\", n)) nxt = offset + n"
                 );
-                call_struct_or(p, c, id, "offset", "offset + n", "", Some(&recover));
+                call_struct_or(p, c, id, (sub, "offset", "offset + n"), "", Some(&recover));
             } else {
-                call_struct(p, c, id, "offset", "offset + n", target);
+                call_struct_or(p, c, id, (sub, "offset", "offset + n"), target, None);
             }
             c.line(format!(
-                "if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
+                "if nxt < offset + n then {sub}:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
             ));
         }
         // Values until the switch's length is read.
@@ -468,8 +508,9 @@ impl<'p> Dissect<'p> {
         ));
         let locals = c.lines.len();
         c.start_function();
+        let inline = shown::case_inline(p, sid, fi, u);
         let body = |c: &mut Code, b: CaseBody, variant: &str| {
-            case_body(p, c, name, (b, variant), (&abbrev, "tree", &target))
+            case_body(p, c, name, (b, variant), (&abbrev, "tree", &target), inline)
         };
         let chain = Chain::new(p, &self.tables, sid, name);
         case_chain(&mut c, &chain, u, name, &body, &|c: &mut Code| {

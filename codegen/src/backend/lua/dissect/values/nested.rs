@@ -39,7 +39,14 @@ impl<'p> Dissect<'p> {
                 c.line("return nil");
                 c.close("end");
                 let use_ = (id, f.filter.as_deref());
-                structs::call_struct_in(p, c, use_, ("plain", "0", "plain:len()"), target, None);
+                structs::call_struct_in(
+                    p,
+                    c,
+                    use_,
+                    ("plain", "sub", "0", "plain:len()"),
+                    target,
+                    None,
+                );
                 c.line(format!(
                     "if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, fmt(\"{name}: %d decompressed bytes left unread\", plain:len() - nxt)) end"
                 ));
