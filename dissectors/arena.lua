@@ -331,7 +331,6 @@ end
 
 function dissect.Entity(tvb, pinfo, tree, offset, limit)
   local item, n, val
-  local v = {}
   -- id: VarULong.
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "id", n + 8, limit - offset) end
@@ -343,7 +342,6 @@ function dissect.Entity(tvb, pinfo, tree, offset, limit)
   val = read_bits(tvb, offset, 8)
   item = tree_add(tree, F["arena.entity.kind"], bit_range(tvb, offset, 8), val)
   if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
-  v.kind = val
   offset = offset + 8
   if VS.EntityKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   -- x: VarLong.
@@ -360,7 +358,7 @@ function dissect.Entity(tvb, pinfo, tree, offset, limit)
   val = zigzag64(val)
   tree_add(tree, F["arena.entity.y"], bit_range(tvb, offset, n), val)
   offset = offset + n
-  return offset, v
+  return offset
 end
 
 -- Spawn: Entities appearing in the world.

@@ -728,7 +728,6 @@ function dissect.ConnectionRequest(tvb, pinfo, tree, offset, limit)
   v.protocol_count = val
   offset = offset + 2
   -- protocols: Supported protocols (only DNP1 exists).
-  v.protocols = {}
   n = v.protocol_count
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("protocols: impossible count %d", n)) return nil end
   local arr_protocols, arr_start_protocols = VISIBLE and tree_add(tree, tvb(offset, 0), string.format("Protocols (%d)", n)) or tree, offset
@@ -737,7 +736,6 @@ function dissect.ConnectionRequest(tvb, pinfo, tree, offset, limit)
     range = tvb(offset, 2)
     item = tree_add_le(arr_protocols, F["dnp.connection_request.protocols"], range)
     val = range_le_uint(range)
-    v.protocols[#v.protocols + 1] = val
     if VS.ProtocolVersion[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("protocols %d is not named by the schema", val)) end
     offset = offset + 2
   end
@@ -762,7 +760,6 @@ function dissect.ConnectionAck(tvb, pinfo, tree, offset, limit)
     range = tvb(offset, 2)
     item = tree_add_le(tree, F["dnp.connection_ack.protocol"], range)
     val = range_le_uint(range)
-    v.protocol = val
     if VS.ProtocolVersion[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("protocol %d is not named by the schema", val)) end
     offset = offset + 2
   end
@@ -1405,7 +1402,6 @@ function dissect.ReliableAck(tvb, pinfo, tree, offset, limit)
   range = tvb(offset, 1)
   item = tree_add_le(tree, F["dnp.reliable_ack.result"], range)
   val = range_le_uint(range)
-  v.result = val
   if VS.AckResult[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("result %d is not named by the schema", val)) end
   offset = offset + 1
   -- What this message tells the netcode analysis.

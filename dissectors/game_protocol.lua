@@ -666,7 +666,6 @@ function dissect.Object(tvb, pinfo, tree, offset, limit)
   val = read_bits(tvb, offset, 1)
   item = tree_add(tree, F["game_protocol.object.kind"], bit_range(tvb, offset, 1), val)
   if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 0)) end
-  v.kind = val
   offset = offset + 1
   if VS.ObjectKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   -- breakable

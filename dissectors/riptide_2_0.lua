@@ -513,13 +513,11 @@ end
 -- Reject: Connection rejected.
 function dissect.Reject(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
-  local v = {}
   -- reason
   if limit - offset < 1 then return truncated(tree, tvb, offset, "reason", 1, limit - offset) end
   range = tvb(offset, 1)
   item = tree_add_le(tree, F["riptide_2_0.reject.reason"], range)
   val = range_le_uint(range)
-  v.reason = val
   if VS.RejectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
   offset = offset + 1
   -- custom: Application data, with reason Custom.
@@ -527,7 +525,7 @@ function dissect.Reject(tvb, pinfo, tree, offset, limit)
   item = tree_add(tree, F["riptide_2_0.reject.custom"], tvb(offset, n))
   if n == 0 then tree_set_text(item, "Custom: <empty>") end
   offset = offset + n
-  return offset, v
+  return offset
 end
 
 function dissect.ClientHeartbeat(tvb, pinfo, tree, offset, limit)
@@ -590,13 +588,11 @@ end
 
 function dissect.ServerDisconnect(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
-  local v = {}
   -- reason
   if limit - offset < 1 then return truncated(tree, tvb, offset, "reason", 1, limit - offset) end
   range = tvb(offset, 1)
   item = tree_add_le(tree, F["riptide_2_0.server_disconnect.reason"], range)
   val = range_le_uint(range)
-  v.reason = val
   if VS.DisconnectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
   offset = offset + 1
   -- custom: Application data, when Kicked with data.
@@ -604,7 +600,7 @@ function dissect.ServerDisconnect(tvb, pinfo, tree, offset, limit)
   item = tree_add(tree, F["riptide_2_0.server_disconnect.custom"], tvb(offset, n))
   if n == 0 then tree_set_text(item, "Custom: <empty>") end
   offset = offset + n
-  return offset, v
+  return offset
 end
 
 -- Disconnect: From the client, the header byte alone; from the server, a reason.

@@ -591,20 +591,18 @@ end
 -- Reject: Connection rejected.
 function dissect.Reject(tvb, pinfo, tree, offset, limit)
   local item, val
-  local v = {}
   -- reason
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "reason", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree_add(tree, F["riptide_2_1.reject.reason"], bit_range(tvb, offset, 8), val)
   if VISIBLE and offset % 8 ~= 0 then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 7)) end
-  v.reason = val
   offset = offset + 8
   if VS.RejectReason[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("reason %d is not named by the schema", val)) end
   -- custom: Application data, with reason Custom.
   item = tree_add(tree, F["riptide_2_1.reject.custom"], bit_range(tvb, offset, limit - offset))
   label_bit_string(item, "Custom", tvb, offset, limit)
   offset = limit
-  return offset, v
+  return offset
 end
 
 function dissect.ClientHeartbeat(tvb, pinfo, tree, offset, limit)

@@ -870,13 +870,11 @@ end
 
 function dissect.MovementPattern(tvb, pinfo, tree, offset, limit)
   local item, val, range
-  local v = {}
   -- kind
   if limit - offset < 4 then return truncated(tree, tvb, offset, "kind", 4, limit - offset) end
   range = tvb(offset, 4)
   item = tree_add_le(tree, F["rtype_impl.movement_pattern.kind"], range)
   val = range_le_int(range)
-  v.kind = val
   if VS.PatternKind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 4
   if limit - offset < 4 then return truncated(tree, tvb, offset, "speed", 4, limit - offset) end
@@ -894,7 +892,7 @@ function dissect.MovementPattern(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "base_y", 4, limit - offset) end
   if HAS_TREE then tree_add_le(tree, F["rtype_impl.movement_pattern.base_y"], tvb(offset, 4)) end
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 function dissect.Stats(tvb, pinfo, tree, offset, limit)
@@ -1040,16 +1038,14 @@ end
 
 function dissect.RemoveComponent(tvb, pinfo, tree, offset, limit)
   local item, val, range
-  local v = {}
   -- component_type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "component_type", 1, limit - offset) end
   range = tvb(offset, 1)
   item = tree_add_le(tree, F["rtype_impl.remove_component.component_type"], range)
   val = range_le_uint(range)
-  v.component_type = val
   if VS.ComponentType[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("component_type %d is not named by the schema", val)) end
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- DeltaEntry: One change to the world.

@@ -97,8 +97,28 @@ pub fn fields_read_by_expressions(p: &Protocol, sid: StructId) -> HashSet<usize>
         .collect()
 }
 
-/// Every field whose decoded value some generated Lua reads.
+/// Every field whose decoded value some generated Lua reads: the [`kept_values`], and enums,
+/// whose names are looked up as each value is read.
 pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
+    let mut out = kept_values(p);
+    for (sid, s) in p.structs.iter().enumerate() {
+        for (fi, f) in s.fields.iter().enumerate() {
+            let named = matches!(f.ty, Ty::Enum(_))
+                || matches!(&f.ty, Ty::Array(e, _) if matches!(**e, Ty::Enum(_)));
+            if named {
+                out.insert((sid, fi));
+            }
+        }
+    }
+    out
+}
+
+/// Every field whose decoded value generated Lua reads back once it is read (checks of a
+/// constant, a maximum or the values allowed, expressions, warnings, Info summaries, keys of
+/// state, joins, reassembly and the analysis): the values a dissector keeps in its type's
+/// values. An enum's value, only looked up in its names as it is read, needs no place there:
+/// every kept value is a table store, and a new key in a table grows it.
+pub fn kept_values(p: &Protocol) -> HashSet<(StructId, usize)> {
     let mut out = HashSet::new();
     for (sid, s) in p.structs.iter().enumerate() {
         for (fi, f) in s.fields.iter().enumerate() {
@@ -107,12 +127,7 @@ pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
                 refs(w, &mut out);
             }
             // (A checksum is checked against the bytes it is stored in, not its value.)
-            let checked = matches!(f.role, Role::Const(_))
-                || f.max.is_some()
-                || f.valid.is_some()
-                || matches!(f.ty, Ty::Enum(_))
-                || matches!(&f.ty, Ty::Array(e, _) if matches!(**e, Ty::Enum(_)));
-            if checked {
+            if matches!(f.role, Role::Const(_)) || f.max.is_some() || f.valid.is_some() {
                 out.insert((sid, fi));
             }
         }

@@ -26,7 +26,7 @@ pub use placement::{group_drawn_by_fields, group_position, struct_bits, Placemen
 pub use read::{bit_read, byte_read, BitNumber, ByteNumber, LenRead, Unlowered, ValueRead};
 pub use write::{Presence, SizeWrite, WritePlan};
 
-use self::analysis::{checksum_order, fields_read_by_expressions, needed_values};
+use self::analysis::{checksum_order, fields_read_by_expressions, kept_values, needed_values};
 use crate::ir::*;
 use std::collections::HashSet;
 
@@ -43,9 +43,12 @@ pub struct Lowered {
     pub borrows: Vec<bool>,
     /// Whether decoding each struct reads conversation state (directly or through its fields).
     pub state_readers: Vec<bool>,
-    /// Every field whose decoded value the dissector reads back (expressions, checks, Info
-    /// summaries, keys of state, joins and reassembly).
+    /// Every field whose decoded value the dissector reads: checks as it is read, or later
+    /// (expressions, Info summaries, keys of state, joins and reassembly).
     pub needed: HashSet<(StructId, usize)>,
+    /// The needed values read back after their field (all but those only checked as they are
+    /// read): what a dissector keeps in its type's values (`v.<field>`).
+    pub kept: HashSet<(StructId, usize)>,
     /// Every (struct, filter name) a field gives its value's fields (`filter:`), once each, in
     /// the order of the schema.
     pub filter_uses: Vec<(StructId, String)>,
@@ -208,6 +211,7 @@ pub fn lower(p: &Protocol) -> Lowered {
             .collect(),
         state_readers: p.state_readers(),
         needed: needed_values(p),
+        kept: kept_values(p),
         filter_uses: p.filter_uses(),
         shared_switch: shared_switch(p),
         reads_direction: analysis::direction_readers(p),

@@ -160,11 +160,9 @@ function dissect.Frame(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "control", 2, limit - offset) end
   local group_control = tvb(offset, 2):uint()
   local group_control_item = tree_add(tree, F["bit_groups.control"], tvb(offset, 2))
-  -- kind
   val = group_control % 16
   item = group_control_item:add(F["bit_groups.kind"], tvb(offset, 2))
   if VS.Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
-  v.kind = val
   -- length: Bytes of payload.
   val = floor(group_control / 16) % 4096
   if HAS_TREE then group_control_item:add(F["bit_groups.length"], tvb(offset, 2)) end

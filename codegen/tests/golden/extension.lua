@@ -162,7 +162,6 @@ function dissect.Both(tvb, pinfo, tree, offset, limit)
   range = tvb(offset, 2)
   item = tree_add_le(tree, F["extension.closed"], range)
   val = range_le_uint(range)
-  v.closed = val
   if VS.Closed[val] == nil then tree_add_proto_expert_info(item, E.invalid, fmt("closed %d is not allowed", val)) end
   offset = offset + 2
   return offset, v

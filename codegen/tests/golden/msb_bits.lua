@@ -383,7 +383,6 @@ function dissect.Header(tvb, pinfo, tree, offset, limit)
   val = read_bits_msb(tvb, offset, 12)
   item = tree_add(tree, F["msb_bits.kind"], bit_range(tvb, offset, 12), val)
   if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 11)) end
-  v.kind = val
   offset = offset + 12
   if VS.Kind[val] == nil then tree_add_proto_expert_info(item, E.unknown, fmt("kind %d is not named by the schema", val)) end
   -- delta

@@ -282,7 +282,7 @@ impl<'p> Input<'p> {
     /// Whether field `fi` of struct `sid` is kept in its struct's values table: later code
     /// reads it, or its bytes are a piece of a joined payload.
     fn kept(&self, sid: StructId, fi: usize) -> bool {
-        self.l.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi))
+        self.l.kept.contains(&(sid, fi)) || self.raw.contains(&(sid, fi))
     }
 
     /// Where field `fi` of struct `sid` is kept (`v.<name>`), or "" when it is not.
