@@ -1,5 +1,6 @@
 //! A join numbered by 64-bit sequence numbers (`codegen/tests/golden/wide_join.yaml`): numbers
 //! a Lua double cannot hold apart, and the crate's wrap at `u64::MAX`, the same in both outputs.
+//! And a join marked by bool fields (`bool_markers.yaml`), which the crate's splitter sets.
 
 use super::*;
 use wiregen_golden::wide_join::{Joined, Joins, Protocol};
@@ -90,4 +91,53 @@ fn the_splitter_numbers_across_the_wrap_of_a_64_bit_counter() {
     let joined = joined.expect("the first part completes the payload");
     assert_eq!((joined.first, joined.parts), (u64::MAX - 1, 3));
     assert_eq!(joined.chunk, payload);
+}
+
+/// Parts marked first and last by bool fields: the splitter sets them as it sets flag bits (it
+/// refused such parts as unmarked, `PartMarker`), numbering across the sequence's wrap; the
+/// crate's joiner and the dissector join what it cut, in the last part's frame.
+#[test]
+fn the_splitter_sets_bool_markers_and_both_outputs_join_its_parts() {
+    use wiregen_golden::bool_markers::{split_part, Joined, Joins, Part, Protocol, PART_PART_SIZE};
+    let payload: Vec<u8> = (0..2 * PART_PART_SIZE + 5).map(|i| i as u8).collect();
+    let template = Part {
+        seq: 0,
+        first: false,
+        last: false,
+        chunk: Cow::Borrowed(b""),
+    };
+    let parts = split_part(&template, 65534, [&payload]).unwrap();
+    let marks: Vec<(u16, bool, bool, usize)> = parts
+        .iter()
+        .map(|p| (p.seq, p.first, p.last, p.chunk.len()))
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            (65534, true, false, PART_PART_SIZE),
+            (65535, false, false, PART_PART_SIZE),
+            (0, false, true, 5)
+        ]
+    );
+    let datagrams: Vec<Vec<u8>> = parts.iter().map(|p| p.encode().unwrap()).collect();
+    let mut joins = Joins::default();
+    let mut crate_joined = Vec::new();
+    for (i, bytes) in datagrams.iter().enumerate() {
+        let d = Protocol::decode_datagram(&mut (), true, bytes).unwrap();
+        for (joined, _) in Protocol::join(&mut (), &mut joins, true, &d, i as u64).unwrap() {
+            let Joined::Part(j) = joined;
+            crate_joined.push((i, j.chunk.to_vec()));
+        }
+    }
+    assert_eq!(crate_joined, [(2, payload)]);
+    let d = dissect_payloads("bool_markers", 30101, &datagrams);
+    let mut shown = Vec::new();
+    for frame in 0..datagrams.len() {
+        for f in d.fields(frame, "bool_markers") {
+            if f.name == "bool_markers.chunk.joined" {
+                shown.push((frame, hex_bytes(&f.value)));
+            }
+        }
+    }
+    assert_eq!(shown, crate_joined);
 }

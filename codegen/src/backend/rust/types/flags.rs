@@ -114,7 +114,8 @@ pub(crate) fn named_lit(c: &NamedConst) -> TokenStream {
 
 impl<'p> Types<'p> {
     /// A statement that sets (when `on` holds) or clears the flag bit `e` of the struct `sid` value
-    /// `var`, for the chunkers and splitters that mark pieces; `None` when `e` is not a flag bit.
+    /// `var`, or the bool field `e` names, for the chunkers and splitters that mark pieces;
+    /// `None` when `e` is neither (a marker of another form is left to the caller's template).
     pub(crate) fn set_flag_bit(
         &self,
         sid: StructId,
@@ -122,6 +123,16 @@ impl<'p> Types<'p> {
         var: TokenStream,
         on: Option<TokenStream>,
     ) -> Option<TokenStream> {
+        if let Expr::Field(path) = e {
+            let field = &self.c.p.structs[sid].fields[e.local_field()?];
+            let settable = path.len() == 1
+                && matches!(field.ty, Ty::Bool)
+                && field.role == Role::Value
+                && field.condition.is_none();
+            let name = ident(&field.name);
+            let on = on.unwrap_or(quote! { true });
+            return settable.then(|| quote! { #var.#name = #on; });
+        }
         let Expr::FlagBit(path, mask) = e else {
             return None;
         };
