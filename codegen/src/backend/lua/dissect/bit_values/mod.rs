@@ -68,14 +68,9 @@ impl<'p> Dissect<'p> {
         };
         match bit_read(ty)? {
             ValueRead::Number(n) => match n {
-                BitNumber::Int(it) => {
-                    at.int(c, &it, abbrev);
-                    if it.bits > 32 && !target.is_empty() && Numbering::keeps_exact(p, sid, fi) {
-                        // A join's number past 32 bits: kept exact too (see `Numbering`).
-                        let exact = value_slot(&format!("{}_u64", at.name));
-                        c.line(format!("{exact} = val"));
-                    }
-                }
+                // (A join's number is never read here: joins of bit-stream types are refused,
+                // E0801, so no number needs keeping exact as `Numbering` keeps byte layouts'.)
+                BitNumber::Int(it) => at.int(c, &it, abbrev),
                 BitNumber::Bool => at.bool(c),
                 BitNumber::Float { bits } => at.float(c, bits),
                 BitNumber::Leb128 => at.leb128(c, false),
