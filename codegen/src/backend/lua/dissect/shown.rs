@@ -37,8 +37,9 @@ pub(crate) fn only(statement: &str) -> String {
 /// tag's line already says which case follows ("Code: LongReliableMessage (0x0a)", then the
 /// message's fields, as a hand-written dissector shows them). A case picked by anything else (a
 /// list announced earlier, an expression, a value the enum leaves unnamed) keeps its labelled
-/// subtree: nothing else would name it. One subtree fewer per message, or per element of an
-/// array of such values: a C call and a `set_len` each.
+/// subtree: nothing else would name it; so does the switch's default, whatever the tag. One
+/// subtree fewer per message, or per element of an array of such values: a C call and a
+/// `set_len` each.
 pub(crate) fn case_inline(p: &Protocol, sid: StructId, fi: usize, u: &Union) -> bool {
     let fields = &p.structs[sid].fields;
     let Some(tag) = u.on.local_field() else {

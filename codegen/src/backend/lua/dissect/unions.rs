@@ -292,7 +292,7 @@ impl<'p> Dissect<'p> {
         state_tag_check(c, u, &name, tree);
         let inline = shown::case_inline(p, sid, fi, u);
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
-            CaseBody::Struct(id) if inline => {
+            CaseBody::Struct(id) if inline && variant != u.default_variant => {
                 call_struct_or(p, c, id, (tree, "offset", "limit"), target, None);
                 c.line("offset = nxt");
             }
@@ -369,6 +369,7 @@ impl<'p> Dissect<'p> {
             } else {
                 let inline = shown::case_inline(p, sid, fi, u);
                 let body = |c: &mut Code, b: CaseBody, variant: &str| {
+                    let inline = inline && variant != u.default_variant;
                     case_body(p, c, &name, (b, variant), (abbrev, tree, target), inline)
                 };
                 let chain = Chain::new(p, &self.tables, sid, &name);
@@ -510,6 +511,7 @@ impl<'p> Dissect<'p> {
         c.start_function();
         let inline = shown::case_inline(p, sid, fi, u);
         let body = |c: &mut Code, b: CaseBody, variant: &str| {
+            let inline = inline && variant != u.default_variant;
             case_body(p, c, name, (b, variant), (&abbrev, "tree", &target), inline)
         };
         let chain = Chain::new(p, &self.tables, sid, name);
