@@ -97,10 +97,13 @@ pub fn fields_read_by_expressions(p: &Protocol, sid: StructId) -> HashSet<usize>
         .collect()
 }
 
-/// Every field whose decoded value some generated Lua reads: the [`kept_values`], and enums,
-/// whose names are looked up as each value is read.
-pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
-    let mut out = kept_values(p);
+/// Every field whose decoded value some generated Lua reads: the `kept` ones
+/// ([`kept_values`]), and enums, whose names are looked up as each value is read.
+pub fn needed_values(
+    p: &Protocol,
+    kept: &HashSet<(StructId, usize)>,
+) -> HashSet<(StructId, usize)> {
+    let mut out = kept.clone();
     for (sid, s) in p.structs.iter().enumerate() {
         for (fi, f) in s.fields.iter().enumerate() {
             let named = matches!(f.ty, Ty::Enum(_))

@@ -43,11 +43,12 @@ pub struct Lowered {
     pub borrows: Vec<bool>,
     /// Whether decoding each struct reads conversation state (directly or through its fields).
     pub state_readers: Vec<bool>,
-    /// Every field whose decoded value the dissector reads: checks as it is read, or later
-    /// (expressions, Info summaries, keys of state, joins and reassembly).
+    /// Every field whose decoded value the dissector reads: the `kept` ones, and enums, looked
+    /// up in their names as they are read.
     pub needed: HashSet<(StructId, usize)>,
-    /// The needed values read back after their field (all but those only checked as they are
-    /// read): what a dissector keeps in its type's values (`v.<field>`).
+    /// The values read back once their field is read (checks of a constant, a maximum or the
+    /// values allowed, expressions, Info summaries, keys of state, joins and reassembly): what
+    /// a dissector keeps in its type's values (`v.<field>`).
     pub kept: HashSet<(StructId, usize)>,
     /// Every (struct, filter name) a field gives its value's fields (`filter:`), once each, in
     /// the order of the schema.
@@ -204,14 +205,15 @@ pub fn lower(p: &Protocol) -> Lowered {
             }
         })
         .collect();
+    let kept = kept_values(p);
     Lowered {
         structs,
         borrows: (0..p.structs.len())
             .map(|id| p.struct_borrows(id))
             .collect(),
         state_readers: p.state_readers(),
-        needed: needed_values(p),
-        kept: kept_values(p),
+        needed: needed_values(p, &kept),
+        kept,
         filter_uses: p.filter_uses(),
         shared_switch: shared_switch(p),
         reads_direction: analysis::direction_readers(p),

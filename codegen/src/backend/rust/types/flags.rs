@@ -123,10 +123,9 @@ impl<'p> Types<'p> {
         var: TokenStream,
         on: Option<TokenStream>,
     ) -> Option<TokenStream> {
-        if let Expr::Field(path) = e {
-            let field = &self.c.p.structs[sid].fields[e.local_field()?];
-            let settable = path.len() == 1
-                && matches!(field.ty, Ty::Bool)
+        if let Some(fi) = e.local_field() {
+            let field = &self.c.p.structs[sid].fields[fi];
+            let settable = matches!(field.ty, Ty::Bool)
                 && field.role == Role::Value
                 && field.condition.is_none();
             let name = ident(&field.name);
