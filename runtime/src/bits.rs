@@ -6,37 +6,9 @@
 //! MSB-first streams (`MsbBitReader`, `MsbBitWriter`, network bit order as RFC diagrams draw it)
 //! put bit n in bit `7 - n % 8` and start values with their most significant bit.
 
-use crate::{DecodeError, DecodeErrorKind, FieldNote, NoTrace, Trace, Value};
+use crate::{BitString, DecodeError, DecodeErrorKind, FieldNote, NoTrace, Trace, Value};
 
 use crate::read::leb128;
-#[cfg(feature = "serde")]
-use crate::serde_support;
-
-/// A bit string: `bits` bits stored from the first bit of `bytes` in the stream's bit order (a
-/// payload that starts at a bit offset). Borrowed from the input when it started on a byte
-/// boundary.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct BitString<'a> {
-    /// The bytes holding the bits (the last one padded).
-    #[cfg_attr(feature = "serde", serde(with = "serde_support::hex"))]
-    pub bytes: std::borrow::Cow<'a, [u8]>,
-    /// How many bits there are.
-    pub bits: usize,
-}
-
-impl BitString<'_> {
-    /// Bits that fill whole bytes (`bits = 8 * bytes.len()`).
-    #[inline]
-    pub fn from_bytes(bytes: Vec<u8>) -> BitString<'static> {
-        let bits = bytes.len() * 8;
-        BitString {
-            bytes: std::borrow::Cow::Owned(bytes),
-            bits,
-        }
-    }
-}
 
 /// Reads fields of any width at any bit position of a bit stream (LSB-first unless `MSB`).
 /// `T` keeps the fields read (see [`Trace`]: nothing when decoding).
@@ -46,6 +18,8 @@ pub struct BitReader<'a, T = NoTrace, const MSB: bool = false> {
     /// Position and end, in bits.
     pub(crate) pos: usize,
     pub(crate) end: usize,
+    /// The bit errors count from: 0, or where a bit string read in place starts.
+    pub(crate) base: usize,
     pub(crate) trace: T,
     /// Enclosing fields read so far, and the direction.
     pub(crate) context: crate::Context,
@@ -72,9 +46,31 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
             buf,
             pos: 0,
             end: bits.min(buf.len() * 8),
+            base: 0,
             trace: T::default(),
             context: crate::Context::default(),
         }
+    }
+
+    /// A reader of the `bits` bits of `buf` from bit `offset` (a bit string in place); errors
+    /// count from its first bit.
+    #[inline]
+    pub(crate) fn in_bit_string(buf: &'a [u8], offset: usize, bits: usize) -> Self {
+        let end = (offset + bits).min(buf.len() * 8);
+        BitReader {
+            buf,
+            pos: offset.min(end),
+            end,
+            base: offset,
+            trace: T::default(),
+            context: crate::Context::default(),
+        }
+    }
+
+    /// An error at bit `at` of the buffer, counted from the reader's first bit.
+    #[cold]
+    fn error_at(&self, field: &'static str, at: usize, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError::at_bit(field, at.saturating_sub(self.base), kind)
     }
 
     crate::context::reader_context!();
@@ -104,13 +100,13 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
 
     #[inline]
     pub fn error(&self, field: &'static str, at: usize, kind: DecodeErrorKind) -> DecodeError {
-        DecodeError::at_bit(field, at, kind)
+        self.error_at(field, at, kind)
     }
 
     /// `bits` more bits were needed at the current position than there are.
     #[cold]
     fn truncated(&self, bits: usize, field: &'static str) -> DecodeError {
-        DecodeError::at_bit(
+        self.error_at(
             field,
             self.pos,
             DecodeErrorKind::Truncated {
@@ -238,7 +234,7 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
             std::borrow::Cow::Borrowed(b) => std::str::from_utf8(b)
                 .map(std::borrow::Cow::Borrowed)
                 .map_err(|e| {
-                    DecodeError::at_bit(
+                    self.error_at(
                         field,
                         at + 8 * e.valid_up_to(),
                         DecodeErrorKind::InvalidUtf8,
@@ -247,7 +243,7 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
             std::borrow::Cow::Owned(b) => String::from_utf8(b)
                 .map(std::borrow::Cow::Owned)
                 .map_err(|e| {
-                    DecodeError::at_bit(
+                    self.error_at(
                         field,
                         at + 8 * e.utf8_error().valid_up_to(),
                         DecodeErrorKind::InvalidUtf8,
@@ -256,18 +252,27 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
         }
     }
 
-    /// Every bit left in the current scope (including the final zero padding).
+    /// Every bit left in the current scope (including the final zero padding): borrowed in
+    /// place, at whatever bit it starts, when the scope ends on a byte boundary (the end of a
+    /// message), else copied realigned (a scope ending inside a byte shares it with what follows).
     #[inline]
     pub fn rest(&mut self, field: &'static str) -> Result<BitString<'a>, DecodeError> {
         let bits = self.remaining();
-        let bytes = if self.pos & 7 == 0 && self.end & 7 == 0 {
-            let start = self.pos / 8;
+        if self.end & 7 == 0 {
+            let (start, offset) = (self.pos / 8, self.pos % 8);
+            let Some(bytes) = self.buf.get(start..self.end / 8) else {
+                return Err(self.truncated(bits, field));
+            };
             self.pos = self.end;
-            std::borrow::Cow::Borrowed(&self.buf[start..self.end / 8])
-        } else {
-            std::borrow::Cow::Owned(self.realigned(bits, field)?)
-        };
-        Ok(BitString { bytes, bits })
+            return Ok(BitString::in_stream(bytes, offset, MSB));
+        }
+        Ok(BitString::new(self.realigned(bits, field)?, bits))
+    }
+
+    /// Every bit left, realigned to whole bytes (a bit string's [`BitString::to_bytes`]).
+    pub(crate) fn realigned_rest(mut self) -> Vec<u8> {
+        let bits = self.remaining();
+        self.realigned(bits, "").unwrap_or_default()
     }
 
     /// The next `bits` bits copied to whole bytes (the last one zero-padded), 64 at a time.
@@ -327,7 +332,7 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
     ) -> Result<usize, DecodeError> {
         let value = value.into();
         usize::try_from(value)
-            .map_err(|_| DecodeError::at_bit(field, self.pos, DecodeErrorKind::BadLength { value }))
+            .map_err(|_| self.error_at(field, self.pos, DecodeErrorKind::BadLength { value }))
     }
 
     /// Narrows the readable end to the next `bytes` bytes (8 * bytes bits).
@@ -361,7 +366,7 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
             }
         }
         leb128(|| Ok(self.bits(8, field)? as u8))?
-            .ok_or_else(|| DecodeError::at_bit(field, at, DecodeErrorKind::Overlong))
+            .ok_or_else(|| self.error_at(field, at, DecodeErrorKind::Overlong))
     }
 
     /// A Rabbit variable-length unsigned integer of a `width`-bit type (16, 32 or 64): the byte
@@ -388,7 +393,7 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
     pub fn unlimit(&mut self, saved: usize, field: &'static str) -> Result<(), DecodeError> {
         let left = self.remaining();
         if left >= 8 || (left > 0 && self.bits(left as u32, field)? != 0) {
-            return Err(DecodeError::at_bit(
+            return Err(self.error_at(
                 field,
                 self.end - left,
                 DecodeErrorKind::Trailing {
@@ -660,16 +665,52 @@ impl<'o, const MSB: bool> BitWriter<'o, MSB> {
         }
     }
 
-    /// The first `s.bits` bits of `s.bytes`: the whole bytes as a byte run, then the bits of
-    /// the last, partial one.
+    /// The bits of `s`. Bytes from a byte boundary go as a byte run, then the bits of a last,
+    /// partial one; a bit string borrowed at a bit of a stream of this order is copied as it
+    /// lies when the writer is at the same bit of a byte (a decoded message encoded again), else
+    /// a word at a time; one read from a stream of the other order, a bit at a time.
     #[inline]
     pub fn put_bits(&mut self, s: &BitString<'_>) {
-        let bits = s.bits.min(s.bytes.len() * 8);
+        let (bytes, offset, msb) = s.parts();
+        if offset != 0 && msb != MSB {
+            for i in 0..s.bits() {
+                self.bits(u64::from(s.get(i) == Some(true)), 1);
+            }
+            return;
+        }
+        if offset != 0 && self.bits % 8 == offset && self.buf.len() == self.bits.div_ceil(8) {
+            // The first byte's bits merged into the writer's last byte, the others copied
+            // (a bit string from a bit offset runs to the end of its bytes).
+            let ours = if MSB {
+                0xFFu8 >> offset
+            } else {
+                0xFFu8 << offset
+            };
+            if let (Some(last), Some((first, after))) = (self.buf.last_mut(), bytes.split_first()) {
+                *last |= first & ours;
+                self.buf.extend_from_slice(after);
+            }
+            self.bits += s.bits();
+            return;
+        }
+        if offset != 0 {
+            let mut r = BitReader::<NoTrace, MSB>::in_bit_string(bytes, offset, s.bits());
+            let mut left = s.bits();
+            while left > 0 {
+                let n = left.min(64) as u32;
+                // The reader was made over the bits it reads: they are there.
+                self.bits(r.bits(n, "").unwrap_or_default(), n);
+                left -= n as usize;
+            }
+            return;
+        }
+        let aligned = s.to_bytes();
+        let bits = s.bits();
         let whole = bits / 8;
-        self.put(&s.bytes[..whole]);
+        self.put(&aligned[..whole]);
         let k = bits % 8;
         if k > 0 {
-            let last = u64::from(s.bytes[whole]);
+            let last = u64::from(aligned[whole]);
             let v = if MSB { last >> (8 - k) } else { last };
             self.bits(v & ((1u64 << k) - 1), k as u32);
         }

@@ -94,11 +94,11 @@ fn rest_is_realigned_from_every_offset() {
             let mut r: BitReader<'_> = BitReader::new(&buf);
             r.bits(offset as u32, "o").unwrap();
             let rest = r.rest("rest").unwrap();
-            assert_eq!(rest.bits, buf.len() * 8 - offset);
+            assert_eq!(rest.bits(), buf.len() * 8 - offset);
             let mut check: BitReader<'_> = BitReader::new(&buf);
             check.bits(offset as u32, "o").unwrap();
-            for (i, byte) in rest.bytes.iter().enumerate() {
-                let k = (rest.bits - 8 * i).min(8) as u32;
+            for (i, byte) in rest.to_bytes().iter().enumerate() {
+                let k = (rest.bits() - 8 * i).min(8) as u32;
                 assert_eq!(
                     u64::from(*byte),
                     check.bits(k, "b").unwrap(),
@@ -160,10 +160,7 @@ fn msb_first_is_network_bit_order() {
 #[test]
 fn unaligned_bytes_and_bit_strings_round_trip() {
     let data: Vec<u8> = (0..37u8).map(|i| i.wrapping_mul(73) ^ 0x5A).collect();
-    let tail = BitString {
-        bytes: std::borrow::Cow::Borrowed(&data[..32]),
-        bits: 250,
-    };
+    let tail = BitString::new(&data[..32], 250);
     unaligned::<false>(&data, &tail, 0x03);
     unaligned::<true>(&data, &tail, 0xC0);
 }
@@ -179,9 +176,10 @@ fn unaligned<const MSB: bool>(data: &[u8], tail: &BitString<'_>, last_bits: u8) 
     assert_eq!(&*r.bytes(37, "b").unwrap(), data);
     let rest = r.rest("c").unwrap();
     // 3 + 296 + 250 = 549 bits: the rest is the 250 and the 3 padding bits of the last byte.
-    assert_eq!(rest.bits, 253);
-    assert_eq!(&rest.bytes[..31], &data[..31]);
-    assert_eq!(rest.bytes[31] & last_bits, data[31] & last_bits);
+    assert_eq!(rest.bits(), 253);
+    let rest = rest.to_bytes();
+    assert_eq!(&rest[..31], &data[..31]);
+    assert_eq!(rest[31] & last_bits, data[31] & last_bits);
 }
 
 /// LEB128 values of every length come back from both readers, at every bit offset of a bit

@@ -36,6 +36,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+mod bit_string;
 mod bits;
 mod checksum;
 #[cfg(feature = "zlib")]
@@ -74,7 +75,8 @@ mod serde_shape;
 #[doc(hidden)]
 pub mod arbitrary_support;
 
-pub use bits::{BitReader, BitString, BitWriter, MsbBitReader, MsbBitWriter};
+pub use bit_string::BitString;
+pub use bits::{BitReader, BitWriter, MsbBitReader, MsbBitWriter};
 pub use checksum::Checksum;
 pub use context::{Context, ENCLOSING_SLOTS};
 pub use crc::Crc;

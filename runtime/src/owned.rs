@@ -30,10 +30,7 @@ impl IntoOwned for Cow<'_, [u8]> {
 impl IntoOwned for BitString<'_> {
     type Owned = BitString<'static>;
     fn into_owned(self) -> Self::Owned {
-        BitString {
-            bytes: IntoOwned::into_owned(self.bytes),
-            bits: self.bits,
-        }
+        BitString::into_owned(self)
     }
 }
 

@@ -417,6 +417,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
             buf: self.buf,
             pos: self.pos * 8,
             end: self.end * 8,
+            base: 0,
             trace: std::mem::take(&mut self.trace),
             context: self.context,
         }

@@ -138,7 +138,7 @@ pub trait Codec<'a>: Sized {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     #[inline]
     fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        read_whole(Self::Reader::<NoTrace>::new(bytes)).0
+        read_value(&mut Self::Reader::<NoTrace>::new(bytes))
     }
 
     /// Decodes like [`Codec::decode`] and also returns every field as the dissector shows it
@@ -152,7 +152,7 @@ pub trait Codec<'a>: Sized {
     /// server: a type whose layout depends on the direction (`@from_client`) needs it.
     #[inline]
     fn decode_from(bytes: &'a [u8], from_client: bool) -> Result<Self, DecodeError> {
-        read_whole(Self::Reader::<NoTrace>::new(bytes).with_direction(from_client)).0
+        read_value(&mut Self::Reader::<NoTrace>::new(bytes).with_direction(from_client))
     }
 
     /// Dissects like [`Codec::dissect`] a message sent by the client (`from_client`) or the
@@ -175,10 +175,10 @@ pub trait Codec<'a>: Sized {
         tables: &Rc<StateTables>,
         from_client: bool,
     ) -> Result<Self, DecodeError> {
-        let r = Self::Reader::<NoTrace>::new(bytes)
+        let mut r = Self::Reader::<NoTrace>::new(bytes)
             .with_state(tables.clone())
             .with_direction(from_client);
-        read_whole(r).0
+        read_value(&mut r)
     }
 
     /// Decodes like [`Codec::decode`], reading values typed by the lists that earlier messages
@@ -186,7 +186,7 @@ pub trait Codec<'a>: Sized {
     #[doc(hidden)]
     #[inline]
     fn decode_in(bytes: &'a [u8], tables: &Rc<StateTables>) -> Result<Self, DecodeError> {
-        read_whole(Self::Reader::<NoTrace>::new(bytes).with_state(tables.clone())).0
+        read_value(&mut Self::Reader::<NoTrace>::new(bytes).with_state(tables.clone()))
     }
 
     /// Dissects like [`Codec::dissect`], with the lists `tables` keeps.
@@ -273,8 +273,21 @@ const MAX_HINT: usize = 1 << 16;
 fn read_whole<'a, C: Codec<'a>, T: Trace<'a>>(
     mut r: C::Reader<T>,
 ) -> (Result<C, DecodeError>, Vec<FieldNote<'a>>) {
-    let v = C::read(&mut r).and_then(|v| r.finish().map(|_| v));
-    (v.map_err(|e| e.decoding(C::NAME)), r.into_notes())
+    let v = read_value(&mut r);
+    (v, r.into_notes())
+}
+
+/// Reads one whole `C` with `r` (nothing may follow). Decoding returns this alone: a value
+/// returned beside the notes is moved once more (a call to `memcpy` for a large message).
+#[inline]
+fn read_value<'a, C: Codec<'a>, T: Trace<'a>>(r: &mut C::Reader<T>) -> Result<C, DecodeError> {
+    match C::read(r) {
+        Ok(v) => match r.finish() {
+            Ok(()) => Ok(v),
+            Err(e) => Err(e.decoding(C::NAME)),
+        },
+        Err(e) => Err(e.decoding(C::NAME)),
+    }
 }
 
 /// A schema type named independently of the bytes it borrows: implemented for the type with a

@@ -178,10 +178,10 @@ fn riptide_capture(n: usize, conversations: usize) -> Vec<Datagram> {
                 body: riptide_2_1::MessageBody::Reliable(riptide_2_1::ReliableUserMessage {
                     sequence_id: (i / conversations) as u16,
                     message_id: 300,
-                    payload: wiregen_runtime::BitString {
-                        bytes: Cow::Owned((0..24).map(|k| (k * 7 + i) as u8).collect()),
-                        bits: 190,
-                    },
+                    payload: wiregen_runtime::BitString::new(
+                        (0..24).map(|k| (k * 7 + i) as u8).collect::<Vec<u8>>(),
+                        190,
+                    ),
                 }),
             };
             Datagram {

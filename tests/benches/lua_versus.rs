@@ -210,10 +210,10 @@ fn riptide_capture(n: usize) -> Vec<Datagram> {
                 body: riptide_2_1::MessageBody::Reliable(riptide_2_1::ReliableUserMessage {
                     sequence_id: i as u16,
                     message_id: 300,
-                    payload: wiregen_runtime::BitString {
-                        bytes: Cow::Owned((0..40).map(|k| (k * 7 + i) as u8).collect()),
-                        bits: 320,
-                    },
+                    payload: wiregen_runtime::BitString::new(
+                        (0..40).map(|k| (k * 7 + i) as u8).collect::<Vec<u8>>(),
+                        320,
+                    ),
                 }),
             };
             Datagram {

@@ -26,10 +26,7 @@ fn tail(rng: &mut Rng, used: usize) -> BitString<'static> {
         let last = bytes.len() - 1;
         bytes[last] &= (1u8 << (n % 8)) - 1;
     }
-    BitString {
-        bytes: Cow::Owned(bytes),
-        bits: n,
-    }
+    BitString::new(bytes, n)
 }
 
 fn leb_bits(v: u64) -> usize {
@@ -138,10 +135,7 @@ fn layout_by_hand() {
         points: vec![],
         body: FrameBody::Point(Point { x: -1, y: 0 }),
         // 143 bits so far: one more bit ends the message on a byte boundary.
-        tail: BitString {
-            bytes: Cow::Owned(vec![0]),
-            bits: 1,
-        },
+        tail: BitString::new(vec![0], 1),
     };
     let bytes = f.encode().unwrap();
     let first = 1u32 | (0b11101 << 1) | (1 << 6) | (0x09 << 9);

@@ -3,16 +3,12 @@
 //! tshark cross-check over UDP and TCP.
 
 use riptide_2_1::*;
-use std::borrow::Cow;
 use wiregen_tests::*;
 
 use wiregen_tests::hex_bytes as hex;
 
 fn bits(bytes: &'static [u8], bits: usize) -> BitString<'static> {
-    BitString {
-        bytes: Cow::Borrowed(bytes),
-        bits,
-    }
+    BitString::new(bytes, bits)
 }
 
 fn msg(body: MessageBody<'static>) -> Message<'static> {
@@ -248,10 +244,7 @@ fn random_bits(rng: &mut Rng, pad_to: usize) -> BitString<'static> {
         let last = bytes.len() - 1;
         bytes[last] &= (1u8 << (n % 8)) - 1;
     }
-    BitString {
-        bytes: Cow::Owned(bytes),
-        bits: n,
-    }
+    BitString::new(bytes, n)
 }
 
 fn leb_bits(v: u64) -> usize {
@@ -302,11 +295,9 @@ fn random_message(rng: &mut Rng) -> Message<'static> {
             } else {
                 // At least one more byte than a client's Disconnect.
                 let mut custom = random_bits(rng, 12);
-                if custom.bits == 4 && rng.below(2) == 0 {
-                    custom = BitString {
-                        bytes: Cow::Owned(vec![rng.next_u64() as u8, rng.next_u64() as u8 & 0x0F]),
-                        bits: 12,
-                    };
+                if custom.bits() == 4 && rng.below(2) == 0 {
+                    custom =
+                        BitString::new(vec![rng.next_u64() as u8, rng.next_u64() as u8 & 0x0F], 12);
                 }
                 DisconnectForm::Server(ServerDisconnect {
                     reason: DisconnectReason::from_raw(rng.next_u64() as u8),

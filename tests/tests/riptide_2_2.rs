@@ -4,7 +4,6 @@
 //! same bytes.
 
 use riptide_2_2::*;
-use std::borrow::Cow;
 use wiregen_tests::*;
 
 use wiregen_tests::hex_bytes as hex;
@@ -43,10 +42,7 @@ fn vectors() -> Vec<(&'static str, Message<'static>)> {
             msg(MessageBody::Disconnect(Disconnect {
                 form: DisconnectForm::Server(ServerDisconnect {
                     reason: DisconnectReason::ServerStopped,
-                    custom: BitString {
-                        bytes: Cow::Borrowed(&[0]),
-                        bits: 4,
-                    },
+                    custom: BitString::new(&[0], 4),
                 }),
             })),
         ),

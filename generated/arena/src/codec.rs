@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind,
-    EncodeError, FieldNote, IntoOwned, NoTrace, Notes, Trace, Value, Within,
+    EncodeError, FieldNote, IntoOwned, Notes, Trace, Value, Within,
 };
 
 wiregen_runtime::enumeration! {
@@ -254,9 +254,7 @@ impl<'a> Message<'a> {
     }
     /// Decodes message `id` from a transport's payload (all of it).
     pub fn decode(id: u64, payload: &'a BitString<'_>) -> Result<Self, DecodeError> {
-        let mut reader = BitReader::<
-            NoTrace,
-        >::with_bits(&payload.bytes[..], payload.bits);
+        let mut reader = payload.reader();
         let m = Self::read(id, &mut reader)?;
         reader.finish()?;
         Ok(m)
@@ -308,10 +306,7 @@ impl<'a> Message<'a> {
         }
         Ok({
             let bits = w.len();
-            BitString {
-                bytes: Cow::Owned(out),
-                bits,
-            }
+            BitString::new(out, bits)
         })
     }
     /// Decodes the message a [`riptide_2_1::UserMessage`] carries.
@@ -360,7 +355,7 @@ impl<'a> Message<'a> {
                 body: riptide_2_1::MessageBody::Unreliable(m),
                 ..
             } => {
-                let at = datagram.len() * 8 - m.payload.bits;
+                let at = datagram.len() * 8 - m.payload.bits();
                 Message::decode(m.message_id, &m.payload)
                     .map(|x| Some(IntoOwned::into_owned(x)))
                     .map_err(|e| {
@@ -372,7 +367,7 @@ impl<'a> Message<'a> {
                     })
             }
             riptide_2_1::Message { body: riptide_2_1::MessageBody::Reliable(m), .. } => {
-                let at = datagram.len() * 8 - m.payload.bits;
+                let at = datagram.len() * 8 - m.payload.bits();
                 Message::decode(m.message_id, &m.payload)
                     .map(|x| Some(IntoOwned::into_owned(x)))
                     .map_err(|e| {
@@ -418,7 +413,7 @@ impl<'a> Message<'a> {
                             &["body", "payload"],
                             datagram_len
                                 .map(|len| wiregen_runtime::PayloadStart::Bit(
-                                    len * 8 - m.payload.bits,
+                                    len * 8 - m.payload.bits(),
                                 )),
                         )
                     })
@@ -431,7 +426,7 @@ impl<'a> Message<'a> {
                             &["body", "payload"],
                             datagram_len
                                 .map(|len| wiregen_runtime::PayloadStart::Bit(
-                                    len * 8 - m.payload.bits,
+                                    len * 8 - m.payload.bits(),
                                 )),
                         )
                     })
@@ -479,7 +474,7 @@ impl<'a> Message<'a> {
                 let (message, notes) = Self::dissect_at(
                     m.message_id,
                     datagram,
-                    datagram.len() * 8 - m.payload.bits,
+                    datagram.len() * 8 - m.payload.bits(),
                 );
                 (message.map_err(|e| e.in_payload(&["body", "payload"], None)), notes)
             }
@@ -487,7 +482,7 @@ impl<'a> Message<'a> {
                 let (message, notes) = Self::dissect_at(
                     m.message_id,
                     datagram,
-                    datagram.len() * 8 - m.payload.bits,
+                    datagram.len() * 8 - m.payload.bits(),
                 );
                 (message.map_err(|e| e.in_payload(&["body", "payload"], None)), notes)
             }

@@ -1,8 +1,6 @@
 //! A Riptide 2.1 reliable message by hand: a bit reader and writer that shift whole 64-bit
 //! words, LEB128 read a group at a time, the payload realigned eight bytes at a time.
 
-use std::borrow::Cow;
-
 pub struct Reliable {
     pub sequence_id: u16,
     pub message_id: u64,
@@ -122,10 +120,10 @@ pub fn message() -> riptide_2_1::Message<'static> {
         body: riptide_2_1::MessageBody::Reliable(riptide_2_1::ReliableUserMessage {
             sequence_id: 513,
             message_id: 300,
-            payload: wiregen_runtime::BitString {
-                bytes: Cow::Owned((0..40).map(|i| i * 7).collect()),
-                bits: 320,
-            },
+            payload: wiregen_runtime::BitString::new(
+                (0..40).map(|i| i * 7).collect::<Vec<u8>>(),
+                320,
+            ),
         }),
     }
 }
@@ -140,8 +138,8 @@ pub fn assert_same(h: &Reliable, g: &riptide_2_1::Message<'_>) {
         (
             g.sequence_id,
             g.message_id,
-            &g.payload.bytes[..],
-            g.payload.bits
+            &g.payload.to_bytes()[..],
+            g.payload.bits()
         )
     );
 }

@@ -63,10 +63,7 @@ fn msb_first_bit_streams_agree_between_crate_and_dissector() {
         origin: Point { x: -5, y: 300 },
         path: vec![Point { x: 63, y: 1 }, Point { x: -1, y: 511 }],
         label: "hi".into(),
-        rest: BitString {
-            bytes: vec![0b1010_0000].into(),
-            bits: 5,
-        },
+        rest: BitString::new(vec![0b1010_0000], 5),
     };
     let expected = msb_pack(&[
         (4, 4),

@@ -44,15 +44,15 @@ impl<'p> ApplicationModule<'p> {
             .iter()
             .map(|(id, _)| Literal::u64_unsuffixed(*id))
             .collect();
-        let (rd, wr) = super::reader_writer(a.layout);
+        let (_, wr) = super::reader_writer(a.layout);
         let (payload_ty, payload_in, reader_new, finish_payload) = if a.layout.is_bits() {
             (
                 quote! { BitString<'static> },
                 quote! { &'a BitString<'_> },
-                quote! { #rd::<NoTrace>::with_bits(&payload.bytes[..], payload.bits) },
+                quote! { payload.reader() },
                 quote! { {
                     let bits = w.len();
-                    BitString { bytes: Cow::Owned(out), bits }
+                    BitString::new(out, bits)
                 } },
             )
         } else {

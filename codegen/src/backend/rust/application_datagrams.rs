@@ -299,7 +299,7 @@ impl<'p> ApplicationDatagrams<'p> {
         // says, a bit position in bit streams, else a byte offset.
         let start_in = |len: TokenStream| {
             if a.layout.is_bits() {
-                quote! { #len * 8 - m.#pf.bits }
+                quote! { #len * 8 - m.#pf.bits() }
             } else {
                 quote! { #len - m.#pf.len() }
             }
