@@ -129,8 +129,13 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
         let first = self.pos / 8;
         let shift = self.pos % 8;
         let mut w = [0u8; 9];
-        let run = &self.buf[first..self.buf.len().min(first + 9)];
-        w[..run.len()].copy_from_slice(run);
+        // Nine bytes from the first as one fixed-size load; near the end, the bytes there are.
+        if let Some(run) = self.buf.get(first..first + 9) {
+            w.copy_from_slice(run);
+        } else {
+            let run = self.buf.get(first..).unwrap_or_default();
+            w[..run.len()].copy_from_slice(run);
+        }
         let [a, b, c, d, e, f, g, h, next] = w;
         let lo = u64::from_le_bytes([a, b, c, d, e, f, g, h]) >> shift;
         if shift == 0 {
@@ -498,7 +503,7 @@ impl<'o, const MSB: bool> BitWriter<'o, MSB> {
     }
 
     /// Writes the `n` low bits of `v` (the caller has range-checked it).
-    #[inline]
+    #[inline(always)]
     pub fn bits(&mut self, v: u64, n: u32) {
         let n = n as usize;
         if MSB {
@@ -624,10 +629,13 @@ impl<'o, const MSB: bool> BitWriter<'o, MSB> {
             // At most eight groups: the bytes made in a word (seven bits each, and the flag that
             // another follows on all but the last), written with one call.
             let groups = (64 - (v | 1).leading_zeros()).div_ceil(7);
+            // Each group of seven bits moved up one bit per byte below it (no loop: the
+            // eight groups a word holds, each a shift and a mask).
             let mut word = 0u64;
-            for i in 0..groups {
-                word |= ((v >> (7 * i)) & 0x7F) << (8 * i);
+            for i in 0..8 {
+                word |= (v << i) & (0x7F << (8 * i));
             }
+            word &= u64::MAX >> (64 - 8 * groups);
             word |= 0x8080_8080_8080_8080 & ((1u64 << (8 * (groups - 1))) - 1);
             if MSB {
                 // The first byte first: the highest of the value written.

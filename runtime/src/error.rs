@@ -344,16 +344,46 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
-/// Why a value could not be encoded.
+/// Why a value could not be encoded: the field path and why (read through
+/// [`EncodeErrorInfo`]'s fields: `e.kind`).
+///
+/// One pointer wide, as [`DecodeError`] is: every write function returns a `Result` of it, which
+/// then comes back in a register on the path that succeeds instead of through memory.
+#[derive(Clone, PartialEq, Eq)]
+pub struct EncodeError(Box<EncodeErrorInfo>);
+
+/// The details of an [`EncodeError`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EncodeError {
+pub struct EncodeErrorInfo {
+    /// Field names from the failing field out to the message root (innermost first).
     path: Vec<&'static str>,
     /// Why.
     pub kind: EncodeErrorKind,
 }
 
+impl std::ops::Deref for EncodeError {
+    type Target = EncodeErrorInfo;
+    #[inline]
+    fn deref(&self) -> &EncodeErrorInfo {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for EncodeError {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut EncodeErrorInfo {
+        &mut self.0
+    }
+}
+
+impl fmt::Debug for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
 /// Why a value could not be encoded.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EncodeErrorKind {
     /// The value does not fit the field (or a derived length or count does not fit its field).
     TooLarge {
@@ -441,18 +471,19 @@ pub enum EncodeErrorKind {
 
 impl EncodeError {
     /// An error of field `field`.
-    #[inline]
+    #[cold]
+    #[inline(never)]
     pub fn new(field: &'static str, kind: EncodeErrorKind) -> Self {
-        EncodeError {
+        EncodeError(Box::new(EncodeErrorInfo {
             path: vec![field],
             kind,
-        }
+        }))
     }
 
     /// The same error, inside field `field` of the enclosing value.
     #[inline]
     pub fn within(mut self, field: &'static str) -> Self {
-        self.path.push(field);
+        self.0.path.push(field);
         self
     }
 

@@ -83,7 +83,7 @@ pub use crc::Crc;
 pub use enums::Enumeration;
 pub use error::{
     fit, size_from_len, DecodeError, DecodeErrorInfo, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, PayloadStart, Within,
+    EncodeErrorInfo, EncodeErrorKind, PayloadStart, Within,
 };
 pub use f16::{f16_bits, f16_to_f32, f32_to_f16};
 pub use flags::{FlagNames, Flags};

@@ -204,6 +204,7 @@ pub trait Codec<'a>: Sized {
     /// this type's last encoding took (see [`Codec::encoding_size_hint`]); a larger value grows
     /// it, and a buffer left with more than twice the room it needs is cut to size. Use
     /// [`Codec::encode_into`] with your own buffer to allocate nothing.
+    #[inline]
     fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         if let Some(size) = Self::ENCODED_SIZE {
             let mut out = Vec::with_capacity(size);
@@ -232,6 +233,7 @@ pub trait Codec<'a>: Sized {
     }
 
     /// Appends the encoding to `out` (left as it was on error).
+    #[inline]
     fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
         let result = self.write(&mut Self::Writer::new(out));
