@@ -100,59 +100,80 @@ impl Crc {
         }
     }
 
-    /// The CRC over the concatenation of `parts`.
+    /// The CRC over the concatenation of `parts`. The parts run as one stream of words: a
+    /// word may take bytes from two parts (a checksum field's zeroed bytes between the header
+    /// and the payload), and the last 1-7 bytes take one step, not one each, so a 34-byte
+    /// message is five steps whose lookups run in parallel rather than fifteen in a chain.
     #[inline]
     pub fn checksum(&self, parts: &[&[u8]]) -> u64 {
-        let t = &self.tables;
         let mut crc = self.init;
-        if self.refin {
-            for part in parts {
-                let mut words = part.chunks_exact(8);
-                for w in &mut words {
-                    let x =
-                        crc ^ u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-                    crc = t[7][x as u8 as usize]
-                        ^ t[6][(x >> 8) as u8 as usize]
-                        ^ t[5][(x >> 16) as u8 as usize]
-                        ^ t[4][(x >> 24) as u8 as usize]
-                        ^ t[3][(x >> 32) as u8 as usize]
-                        ^ t[2][(x >> 40) as u8 as usize]
-                        ^ t[1][(x >> 48) as u8 as usize]
-                        ^ t[0][(x >> 56) as usize];
-                }
-                for &b in words.remainder() {
-                    crc = (crc >> 8) ^ t[0][((crc as u8) ^ b) as usize];
-                }
+        // Bytes waiting for a word, in stream order from the low byte, and how many.
+        let (mut pending, mut have) = (0u64, 0usize);
+        for part in parts {
+            let mut rest = *part;
+            while have > 0 && have < 8 {
+                let Some((&b, after)) = rest.split_first() else {
+                    break;
+                };
+                pending |= u64::from(b) << (8 * have);
+                have += 1;
+                rest = after;
             }
+            if have == 8 {
+                crc = self.step(crc, pending, 8);
+                (pending, have) = (0, 0);
+            }
+            let mut words = rest.chunks_exact(8);
+            for w in &mut words {
+                let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+                crc = self.step(crc, w, 8);
+            }
+            for &b in words.remainder() {
+                pending |= u64::from(b) << (8 * have);
+                have += 1;
+            }
+        }
+        if have > 0 {
+            crc = self.step(crc, pending, have);
+        }
+        if self.refin {
             // The register is reflected: it is the output unless the output is not.
             if !self.refout {
                 crc = reflect(crc, self.width);
             }
         } else {
-            for part in parts {
-                let mut words = part.chunks_exact(8);
-                for w in &mut words {
-                    let x =
-                        crc ^ u64::from_be_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-                    crc = t[7][(x >> 56) as usize]
-                        ^ t[6][(x >> 48) as u8 as usize]
-                        ^ t[5][(x >> 40) as u8 as usize]
-                        ^ t[4][(x >> 32) as u8 as usize]
-                        ^ t[3][(x >> 24) as u8 as usize]
-                        ^ t[2][(x >> 16) as u8 as usize]
-                        ^ t[1][(x >> 8) as u8 as usize]
-                        ^ t[0][x as u8 as usize];
-                }
-                for &b in words.remainder() {
-                    crc = (crc << 8) ^ t[0][((crc >> 56) as u8 ^ b) as usize];
-                }
-            }
             crc >>= 64 - self.width;
             if self.refout {
                 crc = reflect(crc, self.width);
             }
         }
         (crc ^ self.xorout) & mask(self.width)
+    }
+
+    /// The register after `k` (1..=8) bytes, the first in the low byte of `data`: the bytes
+    /// XORed into the register where they enter it, then each looked up in the table for the
+    /// bytes that follow it (independent lookups), and the rest of the register moved past
+    /// them. (Moving fewer than eight bytes to a word's end to share the eight lookups of a
+    /// word was slower: 52-55 ns against 50 for the R-Type login.)
+    #[inline(always)]
+    fn step(&self, crc: u64, data: u64, k: usize) -> u64 {
+        let t = &self.tables;
+        if self.refin {
+            let x = crc ^ data;
+            let mut next = if k == 8 { 0 } else { x >> (8 * k) };
+            for i in 0..k {
+                next ^= t[k - 1 - i][(x >> (8 * i)) as u8 as usize];
+            }
+            next
+        } else {
+            // The first byte enters at the top: the bytes reversed into the top k.
+            let x = crc ^ (data.swap_bytes() & (u64::MAX << (64 - 8 * k)));
+            let mut next = if k == 8 { 0 } else { x << (8 * k) };
+            for i in 0..k {
+                next ^= t[k - 1 - i][(x >> (56 - 8 * i)) as u8 as usize];
+            }
+            next
+        }
     }
 }
 
@@ -199,5 +220,67 @@ mod tests {
         // refout without refin (CRC-12/UMTS): normal in, reflected out.
         let umts = Crc::new(12, 0x80F, 0, false, true, 0);
         assert_eq!(check(umts), 0xDAF);
+    }
+
+    /// A CRC a bit at a time, straight from the model: the reference the tables must agree
+    /// with.
+    fn bitwise(
+        width: u32,
+        poly: u64,
+        init: u64,
+        refin: bool,
+        refout: bool,
+        xorout: u64,
+        data: &[u8],
+    ) -> u64 {
+        let top = 1u64 << (width - 1);
+        let mut crc = init;
+        for &byte in data {
+            let b = if refin { byte.reverse_bits() } else { byte };
+            for bit in (0..8).rev() {
+                let feed = (b >> bit) & 1 == 1;
+                let out = crc & top != 0;
+                crc = (crc << 1) & super::mask(width);
+                if feed != out {
+                    crc ^= poly;
+                }
+            }
+        }
+        if refout {
+            crc = super::reflect(crc, width);
+        }
+        (crc ^ xorout) & super::mask(width)
+    }
+
+    /// Every length from 0 to 40 bytes, cut into two or three parts at every place, gives the
+    /// bit-at-a-time CRC: words across parts and the last partial step, in both directions.
+    #[test]
+    fn parts_of_every_length_and_cut_agree_with_the_bitwise_model() {
+        let data: Vec<u8> = (0..40u32).map(|i| (i * 151 + 17) as u8).collect();
+        let models = [
+            (16, 0x1021, 0xFFFF, false, false, 0),
+            (16, 0x8005, 0, true, true, 0),
+            (32, 0x04C1_1DB7, 0xFFFF_FFFF, true, true, 0xFFFF_FFFF),
+            (12, 0x80F, 0, false, true, 0),
+            (7, 0x09, 0, false, false, 0),
+        ];
+        for (width, poly, init, refin, refout, xorout) in models {
+            let c = Crc::new(width, poly, init, refin, refout, xorout);
+            for len in 0..=data.len() {
+                let d = &data[..len];
+                let want = bitwise(width, poly, init, refin, refout, xorout, d);
+                assert_eq!(c.checksum(&[d]), want, "width {width}, {len} bytes");
+                for cut in 0..=len {
+                    let (a, b) = d.split_at(cut);
+                    assert_eq!(
+                        c.checksum(&[a, b]),
+                        want,
+                        "width {width}, {len} cut at {cut}"
+                    );
+                    let (b1, b2) = b.split_at(b.len() / 2);
+                    assert_eq!(c.checksum(&[a, &[], b1, b2]), want);
+                }
+            }
+        }
     }
 }

@@ -44,6 +44,14 @@ pub(crate) fn leb128(
     Ok(None)
 }
 
+/// What a stateful decoder reads besides its input: the conversation's tables, and the list
+/// of each table selected for the values read next.
+#[derive(Clone)]
+struct Stateful {
+    tables: Rc<StateTables>,
+    lists: Vec<Option<Rc<[u64]>>>,
+}
+
 /// Reads fields from a byte slice, within a movable end limit; `T` keeps the fields read (see
 /// [`Trace`]: nothing when decoding).
 #[doc(hidden)]
@@ -52,9 +60,9 @@ pub struct Reader<'a, T = NoTrace> {
     pos: usize,
     end: usize,
     trace: T,
-    /// Conversation state the decoder may read, and the list selected per table.
-    state: Option<Rc<StateTables>>,
-    lists: Vec<Option<Rc<[u64]>>>,
+    /// Conversation state the decoder may read, and the list selected per table: one pointer,
+    /// so a reader without it (most) is dropped with one check.
+    state: Option<Box<Stateful>>,
     /// Enclosing fields read so far, and the direction.
     pub(crate) context: crate::Context,
 }
@@ -67,7 +75,6 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
             end: buf.len(),
             trace: T::default(),
             state: None,
-            lists: Vec::new(),
             context: crate::Context::default(),
         }
     }
@@ -92,7 +99,10 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
 
     #[inline]
     pub fn with_state(mut self, state: Rc<StateTables>) -> Self {
-        self.state = Some(state);
+        self.state = Some(Box::new(Stateful {
+            tables: state,
+            lists: Vec::new(),
+        }));
         self
     }
 
@@ -104,22 +114,27 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         key: u64,
         field: &'static str,
     ) -> Result<Option<Rc<[u64]>>, DecodeError> {
-        let Some(list) = self.state.as_ref().and_then(|s| s.get(t, key)).cloned() else {
+        let pos = self.pos;
+        let found = self.state.as_deref_mut().and_then(|s| {
+            let list = s.tables.get(t, key).cloned()?;
+            Some((s, list))
+        });
+        let Some((s, list)) = found else {
             return Err(DecodeError::new(
                 field,
-                self.pos,
+                pos,
                 DecodeErrorKind::NoState { key },
             ));
         };
-        if self.lists.len() <= t {
-            self.lists.resize(t + 1, None);
+        if s.lists.len() <= t {
+            s.lists.resize(t + 1, None);
         }
-        Ok(self.lists[t].replace(list))
+        Ok(s.lists[t].replace(list))
     }
 
     #[inline]
     pub fn restore(&mut self, t: usize, previous: Option<Rc<[u64]>>) {
-        if let Some(slot) = self.lists.get_mut(t) {
+        if let Some(slot) = self.state.as_deref_mut().and_then(|s| s.lists.get_mut(t)) {
             *slot = previous;
         }
     }
@@ -127,7 +142,11 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
     /// Item `i` of table `t`'s selected list.
     #[inline]
     pub fn item(&self, t: usize, i: i128, field: &'static str) -> Result<u64, DecodeError> {
-        let list = self.lists.get(t).and_then(Option::as_ref);
+        let list = self
+            .state
+            .as_deref()
+            .and_then(|s| s.lists.get(t))
+            .and_then(Option::as_ref);
         match (list, usize::try_from(i)) {
             (Some(list), Ok(i)) if i < list.len() => Ok(list[i]),
             (None, _) => Err(DecodeError::new(
@@ -613,7 +632,6 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
             end: buf.len(),
             trace: Default::default(),
             state: self.state.clone(),
-            lists: self.lists.clone(),
             context: self.context,
         }
     }

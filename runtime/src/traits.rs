@@ -204,7 +204,10 @@ pub trait Codec<'a>: Sized {
     /// this type's last encoding took (see [`Codec::encoding_size_hint`]); a larger value grows
     /// it, and a buffer left with more than twice the room it needs is cut to size. Use
     /// [`Codec::encode_into`] with your own buffer to allocate nothing.
-    #[inline]
+    // Always inlined: called through a function of its own, the writer's 144-byte context and
+    // the result went through memory, 6-8 ns of a 45-byte Riptide message's 40 (the call to
+    // `write` stays a call, so the caller grows by little).
+    #[inline(always)]
     fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         if let Some(size) = Self::ENCODED_SIZE {
             let mut out = Vec::with_capacity(size);
