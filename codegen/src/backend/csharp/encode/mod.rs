@@ -320,11 +320,14 @@ impl<'p> Encoder<'p> {
             sid,
             fi,
             name,
-            element: _,
+            element,
         } = at;
         match read {
             ValueRead::Number(_) => Ok(()),
-            ValueRead::Text { len, text } => self.text(c, sid, len, text, x, name),
+            ValueRead::Text { len, text } => {
+                let ahead = (!element).then_some(x.trim_end_matches(".Value"));
+                self.text(c, sid, len, text, (x, ahead), name)
+            }
             ValueRead::Nested { id, len } => {
                 self.sized(c, at, len, |c| self.nested(c, sid, id, len, x, name))
             }
@@ -423,26 +426,25 @@ impl<'p> Encoder<'p> {
         ));
     }
 
+    /// Text or bytes `x`; `ahead` names the local a field's string was encoded into ahead
+    /// (`{ahead}Bytes`, see `write_method`), absent for an element's.
     fn text(
         &self,
         c: &mut Code,
         sid: StructId,
         len: &Len,
         text: Option<Text>,
-        x: &str,
+        (x, ahead): (&str, Option<&str>),
         name: &str,
     ) -> Result<(), Internal> {
         let bits = self.i.p.structs[sid].layout.is_bits();
         let msb = self.msb(sid);
         let nm = lit(name);
         // The bytes: a string's encoded ahead (its local's `Bytes`), or the bytes themselves.
-        let b = match text {
-            Some(_) if x.ends_with(".Value") || !x.starts_with("item") => {
-                let base = x.trim_end_matches(".Value");
-                format!("new ArraySegment<byte>({base}Bytes)")
-            }
-            Some(t) => format!("new ArraySegment<byte>({})", text_bytes(&t, x, name)),
-            None => x.to_string(),
+        let b = match (text, ahead) {
+            (Some(_), Some(base)) => format!("new ArraySegment<byte>({base}Bytes)"),
+            (Some(t), None) => format!("new ArraySegment<byte>({})", text_bytes(&t, x, name)),
+            (None, _) => x.to_string(),
         };
         let wide = matches!(
             text,
