@@ -102,7 +102,12 @@ fn case_lines(p: &Protocol, sid: usize, out: &mut String) {
         }
         let tags = tags.join(",");
         let union = p.switch_name(sid, fi);
-        for c in &u.cases {
+        // A case no message can take (`Protocol::dead_case`, warned of as W0002 or W0003) is left
+        // out, as a default no tag value chooses is.
+        for (ci, c) in u.cases.iter().enumerate() {
+            if p.dead_case(sid, fi, ci).is_some() {
+                continue;
+            }
             let values = spell(&mut c.values.iter());
             out.push_str(&format!(
                 "case\t{union}.{}\t{tags}\t{values}\t{unless}\n",
@@ -110,7 +115,10 @@ fn case_lines(p: &Protocol, sid: usize, out: &mut String) {
             ));
         }
         // A default no tag value can choose (a closed enum's every value has a case) is left out.
-        if u.default.is_some() && !p.cases_cover(&s.fields[ti].ty, u) {
+        if u.default.is_some()
+            && !p.cases_cover(&s.fields[ti].ty, u)
+            && p.dead_default(sid, fi).is_none()
+        {
             let all = spell(&mut u.cases.iter().flat_map(|c| &c.values));
             out.push_str(&format!(
                 "case\t{union}.{}\t{tags}\t!{all}\t{unless}\n",

@@ -294,3 +294,52 @@ fn a_type_nothing_reads_is_a_warning() {
           remove it)"]
     );
 }
+
+/// Switch cases no message can take are warnings at their switch, and a proof's coverage list
+/// leaves them out (so `wiregen verify` does not wait for them): a case outside its tag's
+/// `valid` (W0002); a case a second switch on the same tag has no case for, without a default
+/// (W0003: schemafuzz seed 211 made such a case, which no message can carry, a coverage failure);
+/// and a default that second switch leaves no value for (W0004).
+#[test]
+fn cases_no_message_can_take_are_warnings_and_left_out_of_coverage() {
+    let src = r#"protocol:
+  name: demo
+  title: Demo
+  root: Packet
+types:
+  Packet:
+    fields:
+      - { name: kind, type: u8, valid: [1, 2] }
+      - { name: mike, switch: { on: kind, cases: { 1: Body, 2: empty, 3: empty } } }
+      - { name: oscar, switch: { on: kind, cases: { 1: empty } } }
+      - { name: papa, switch: { on: kind, cases: { 1: empty }, default: bytes } }
+  Body:
+    fields:
+      - { name: x, type: u8 }
+"#;
+    let p = validate::load("schema/demo.yaml", src).expect("warnings are no errors");
+    let warnings: Vec<String> = p.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        warnings,
+        [
+            "schema/demo.yaml:9:23: warning[W0003]: case 'Tag2' of 'mike' can never be taken: \
+             'oscar', also on 'kind', has no case for its values and no default, so a message \
+             with one does not decode (give 'oscar' a case or a default for them, or remove this \
+             case)",
+            "schema/demo.yaml:9:23: warning[W0002]: case 'Tag3' of 'mike' can never be taken: \
+             'kind' allows none of its values (remove the case, or allow its values in 'kind')",
+            "schema/demo.yaml:11:23: warning[W0004]: the default of 'papa' can never be taken: \
+             'oscar', also on 'kind', has cases only for values this switch's cases take, and no \
+             default (remove the default, or give 'oscar' one)",
+        ]
+    );
+    let cases: Vec<String> = wiregen::coverage::coverage_list(&p)
+        .lines()
+        .filter_map(|l| l.strip_prefix("case\t"))
+        .map(|l| l.split('\t').next().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        cases,
+        ["PacketMike.Body", "PacketOscar.Tag1", "PacketPapa.Tag1"]
+    );
+}

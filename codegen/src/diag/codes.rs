@@ -317,6 +317,8 @@ codes! {
     L0119 => "'…': a list announced deeper than a case of the root (the C# codec records lists from those only)",
     W0001 => "nothing reads a type: the root does not hold it, nor does any type the outputs decode",
     W0002 => "a switch case its tag field's 'valid' never allows",
+    W0003 => "a switch case another switch on the same tag has no case for, and no default",
+    W0004 => "a switch default another switch on the same tag leaves no value for",
 }
 
 impl Code {
@@ -369,7 +371,7 @@ pub const AREAS: &[(&str, &str, &str)] = &[
     ("E16", "validate/resolve/reliability.rs", "sequence numbers, acks and pings the netcode analysis reads"),
     ("L01", "validate/checks/limits.rs", "a construct one backend cannot generate yet: that output is not written, the other one is"),
     ("I00", "the backends", "an internal error (validation let something through a backend refuses): please report the schema"),
-    ("W00", "validate/checks/unread.rs, dead_cases.rs", "warnings: every output is written, but the schema is probably not what its author meant"),
+    ("W00", "validate/checks/unread.rs, dead_cases.rs (ir/dead_cases.rs)", "warnings: every output is written, but the schema is probably not what its author meant"),
 ];
 
 /// The list of every code as `docs/diagnostics.md` holds it: a table per area.

@@ -3,6 +3,7 @@
 
 mod application;
 mod checksum;
+mod dead_cases;
 mod expr;
 mod reliability;
 mod session;
@@ -10,6 +11,7 @@ mod types;
 
 pub use application::*;
 pub use checksum::{Checksum, ChecksumAlgo, CrcAlgo};
+pub use dead_cases::DeadCase;
 pub use expr::*;
 pub use reliability::*;
 pub use session::*;
