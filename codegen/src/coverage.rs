@@ -67,7 +67,8 @@ pub fn coverage_list(p: &Protocol) -> String {
 /// bool or flag bit of its `unless:` (`!` before it when negated; empty without one). A case is
 /// taken when a compared message's tag took one of its values and its `unless` was false (the
 /// default: when it was true, too). A tag computed by an expression, or an `unless` other than
-/// a bool or a flag bit of the switch's own type, is not measured by case.
+/// a bool or a flag bit of the switch's own type, is not measured by case. A case (or default)
+/// no message can take is a line `dead`, its name, then the warning saying why (`W0003`).
 fn case_lines(p: &Protocol, sid: usize, out: &mut String) {
     use crate::ir::CaseValue;
     let s = &p.structs[sid];
@@ -101,12 +102,20 @@ fn case_lines(p: &Protocol, sid: usize, out: &mut String) {
             ));
         }
         let tags = tags.join(",");
+        // A case no message can take (`Protocol::dead_case`, warned of as W0002 or W0003) is
+        // listed as such, with the warning: verify says so and does not wait for it.
         let union = p.switch_name(sid, fi);
-        // A case no message can take (`Protocol::dead_case`, warned of as W0002 or W0003) is left
-        // out, as a default no tag value chooses is.
         for (ci, c) in u.cases.iter().enumerate() {
-            if p.dead_case(sid, fi, ci).is_some() {
-                continue;
+            match p.dead_case(sid, fi, ci) {
+                Some(DeadCase::OutsideValid) => {
+                    out.push_str(&format!("dead\t{union}.{}\tW0002\n", c.variant));
+                    continue;
+                }
+                Some(DeadCase::NoCaseIn(_)) => {
+                    out.push_str(&format!("dead\t{union}.{}\tW0003\n", c.variant));
+                    continue;
+                }
+                None => {}
             }
             let values = spell(&mut c.values.iter());
             out.push_str(&format!(
@@ -115,10 +124,9 @@ fn case_lines(p: &Protocol, sid: usize, out: &mut String) {
             ));
         }
         // A default no tag value can choose (a closed enum's every value has a case) is left out.
-        if u.default.is_some()
-            && !p.cases_cover(&s.fields[ti].ty, u)
-            && p.dead_default(sid, fi).is_none()
-        {
+        if u.default.is_some() && p.dead_default(sid, fi).is_some() {
+            out.push_str(&format!("dead\t{union}.{}\tW0004\n", u.default_variant));
+        } else if u.default.is_some() && !p.cases_cover(&s.fields[ti].ty, u) {
             let all = spell(&mut u.cases.iter().flat_map(|c| &c.values));
             out.push_str(&format!(
                 "case\t{union}.{}\t{tags}\t!{all}\t{unless}\n",

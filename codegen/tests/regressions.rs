@@ -48,7 +48,7 @@ fn schemas_that_once_failed_verify() {
         summaries.extend(
             stdout
                 .lines()
-                .filter(|l| l.starts_with("fuzz: ") && l.contains(" messages agree "))
+                .filter(|l| l.contains(" messages agree field by field "))
                 .map(str::to_string),
         );
         report += &stdout;
@@ -63,24 +63,29 @@ fn schemas_that_once_failed_verify() {
 }
 
 /// A proof that never looked at a case is no proof: verify fails naming a switch case no valid
-/// message can take (here `kind`'s `valid` leaves case 3 out), and passes once the case is
-/// declared unreachable.
+/// message can take (here `kind`'s `max` leaves case 3 out, which validation does not see), and
+/// passes once the case is declared unreachable. A case validation proves untakeable (outside
+/// `valid`: W0002) is not waited for, and said so.
 #[test]
 fn verify_fails_naming_a_case_no_message_takes() {
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("unreached-case");
     std::fs::create_dir_all(&work).unwrap();
     let schema = work.join("unreached.yaml");
-    std::fs::write(
-        &schema,
-        "protocol: { name: unreached, title: Unreached, root: Packet, transport: { udp: { ports: [40999] } } }\n\
-         types:\n  \
-           Packet:\n    fields:\n      \
-             - { name: kind, type: u8, valid: [1, 2, 4] }\n      \
-             - name: body\n        \
-               switch: { on: kind, cases: { 1: Move, 2: empty, 3: { type: Move, name: Teleport } }, default: bytes }\n  \
-           Move: { fields: [ { name: x, type: i16 } ] }\n",
-    )
-    .unwrap();
+    let write = |limit: &str| {
+        std::fs::write(
+            &schema,
+            format!(
+                "protocol: {{ name: unreached, title: Unreached, root: Packet, transport: {{ udp: {{ ports: [40999] }} }} }}\n\
+                 types:\n  \
+                   Packet:\n    fields:\n      \
+                     - {{ name: kind, type: u8, {limit} }}\n      \
+                     - name: body\n        \
+                       switch: {{ on: kind, cases: {{ 1: Move, 2: empty, 3: {{ type: Move, name: Teleport }} }}, default: bytes }}\n  \
+                   Move: {{ fields: [ {{ name: x, type: i16 }} ] }}\n"
+            ),
+        )
+        .unwrap();
+    };
     let verify = |extra: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_wiregen"))
             .arg("verify")
@@ -94,6 +99,7 @@ fn verify_fails_naming_a_case_no_message_takes() {
             + &String::from_utf8_lossy(&out.stderr);
         (out.status.success(), text)
     };
+    write("max: 2");
     let (ok, text) = verify(&[]);
     assert!(!ok, "{text}");
     assert!(
@@ -104,7 +110,7 @@ fn verify_fails_naming_a_case_no_message_takes() {
         text.contains("no message reached case 'PacketBody.Teleport'"),
         "{text}"
     );
-    // Every other case was taken: the default by kind 4.
+    // Every other case was taken: the default by kinds 0 and 4 and up.
     assert!(text.contains("3 of 4 switch cases reached"), "{text}");
     let (ok, text) = verify(&["--unreachable", "PacketBody.Teleport"]);
     assert!(ok, "{text}");
@@ -112,4 +118,12 @@ fn verify_fails_naming_a_case_no_message_takes() {
         text.contains("case PacketBody.Teleport NEVER TAKEN (declared unreachable)"),
         "{text}"
     );
+    write("valid: [1, 2, 4]");
+    let (ok, text) = verify(&[]);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("case PacketBody.Teleport: no message can take it (W0002), not counted"),
+        "{text}"
+    );
+    assert!(text.contains("3 of 3 switch cases reached"), "{text}");
 }

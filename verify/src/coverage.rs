@@ -62,16 +62,25 @@ impl CaseValues {
 pub struct Coverage {
     pub types: Vec<TypeFields>,
     pub cases: Vec<CaseValues>,
+    /// Cases no message can take (the schema's warning says why: `W0003`), not counted.
+    pub dead: Vec<(String, String)>,
 }
 
 /// The list `wiregen verify` writes: a type per line, its name then its fields' filter names,
 /// tab-separated; a case per line, `case`, its name, its tag's filter names (comma-separated)
-/// and its values (`3,16-31`; `!` before them for the default).
+/// and its values (`3,16-31`; `!` before them for the default); a case no message can take,
+/// `dead`, its name and the warning that says why.
 pub fn coverage_list(text: &str) -> Coverage {
     let mut out = Coverage::default();
     for line in text.lines().filter(|l| !l.is_empty()) {
         let mut parts = line.split('\t');
         let first = parts.next().unwrap_or_default();
+        if first == "dead" {
+            let name = parts.next().unwrap_or_default().to_string();
+            out.dead
+                .push((name, parts.next().unwrap_or_default().to_string()));
+            continue;
+        }
         if first != "case" {
             out.types.push(TypeFields {
                 name: first.to_string(),

@@ -369,6 +369,12 @@ impl Report {
              {} switch cases reached",
             cases.len()
         )?;
+        for (name, why) in &self.coverage.dead {
+            writeln!(
+                f,
+                "{p}:   case {name}: no message can take it ({why}), not counted"
+            )?;
+        }
         for (name, _) in cases.iter().filter(|(_, t)| !t) {
             let note = match self.declared(name) {
                 true => " (declared unreachable)",

@@ -25,10 +25,26 @@ impl FilterRenames<'_> {
             let theirs = format!("{}.", naming::use_abbrev(p, filter));
             let mut names = std::collections::BTreeSet::new();
             string_literals(structs, &own, &mut names);
-            let arms = names.iter().map(|n| {
-                let to = n.replacen(&own, &theirs, 1);
-                quote! { #n => #to, }
-            });
+            let mut arms: Vec<TokenStream> = names
+                .iter()
+                .map(|n| {
+                    let to = n.replacen(&own, &theirs, 1);
+                    quote! { #n => #to, }
+                })
+                .collect();
+            // A type taken from the base crate has no reader here: its reader notes its fields
+            // under the base protocol's names (which `own_notes` maps later), so those are
+            // renamed (schemafuzz seed 382: the field's notes kept the type's names).
+            if let Some(b) = p.base.as_ref().filter(|_| self.c.reuse.structs[id]) {
+                for fi in 0..p.structs[id].fields.len() {
+                    let field = naming::abbrev(p, id, fi);
+                    for n in [naming::prefix_abbrev(&field), field] {
+                        let base_name = format!("{}{}", b.protocol, &n[p.name.len()..]);
+                        let to = n.replacen(&own, &theirs, 1);
+                        arms.push(quote! { #base_name => #to, });
+                    }
+                }
+            }
             let name = rename_fn(p, id, filter);
             let doc = format!(
                 " Filter names of a `{}` read for a field with `filter: {filter}`.",

@@ -68,8 +68,15 @@ impl<'p> Encoder<'p> {
                 let uf = ident(&s.fields[*ui].name);
                 let v = ident(&f.name);
                 let put = self.write_scalar(sid, fi, &f.ty, quote! { #local }, nm)?;
-                // A variant whose tag the field's `valid` leaves out is refused (a reader
-                // would refuse the tag).
+                // A variant whose tag the field's `max` or `valid` leaves out is refused (a
+                // reader would refuse the tag).
+                let max = match (f.max, &f.ty) {
+                    (Some(m), Ty::Int(_)) => {
+                        let m = lit_u64(m);
+                        quote! { fit(#local as u64, #m, #nm)?; }
+                    }
+                    _ => quote! {},
+                };
                 let valid = match (&f.valid, &f.ty) {
                     (Some(valid), Ty::Int(_)) => {
                         let bad = invalid_test(valid, quote! { (#local as i128) });
@@ -81,7 +88,7 @@ impl<'p> Encoder<'p> {
                     }
                     _ => quote! {},
                 };
-                quote! { #at_local let #local = self.#uf.#v(); #valid #put }
+                quote! { #at_local let #local = self.#uf.#v(); #max #valid #put }
             }
             Role::Derived(Derive::PresenceOf(ti)) => {
                 let tn = ident(&s.fields[*ti].name);
