@@ -222,17 +222,12 @@ mod tests {
         assert_eq!(check(umts), 0xDAF);
     }
 
+    /// A CRC's parameters, in the order of [`Crc::new`].
+    type Model = (u32, u64, u64, bool, bool, u64);
+
     /// A CRC a bit at a time, straight from the model: the reference the tables must agree
     /// with.
-    fn bitwise(
-        width: u32,
-        poly: u64,
-        init: u64,
-        refin: bool,
-        refout: bool,
-        xorout: u64,
-        data: &[u8],
-    ) -> u64 {
+    fn bitwise((width, poly, init, refin, refout, xorout): Model, data: &[u8]) -> u64 {
         let top = 1u64 << (width - 1);
         let mut crc = init;
         for &byte in data {
@@ -257,18 +252,19 @@ mod tests {
     #[test]
     fn parts_of_every_length_and_cut_agree_with_the_bitwise_model() {
         let data: Vec<u8> = (0..40u32).map(|i| (i * 151 + 17) as u8).collect();
-        let models = [
+        let models: [Model; 5] = [
             (16, 0x1021, 0xFFFF, false, false, 0),
             (16, 0x8005, 0, true, true, 0),
             (32, 0x04C1_1DB7, 0xFFFF_FFFF, true, true, 0xFFFF_FFFF),
             (12, 0x80F, 0, false, true, 0),
             (7, 0x09, 0, false, false, 0),
         ];
-        for (width, poly, init, refin, refout, xorout) in models {
+        for m in models {
+            let (width, poly, init, refin, refout, xorout) = m;
             let c = Crc::new(width, poly, init, refin, refout, xorout);
             for len in 0..=data.len() {
                 let d = &data[..len];
-                let want = bitwise(width, poly, init, refin, refout, xorout, d);
+                let want = bitwise(m, d);
                 assert_eq!(c.checksum(&[d]), want, "width {width}, {len} bytes");
                 for cut in 0..=len {
                     let (a, b) = d.split_at(cut);

@@ -29,55 +29,60 @@ impl Protocol {
                 return Some(DeadCase::OutsideValid);
             }
         }
-        s.fields.iter().enumerate().find_map(|(oi, o)| match &o.ty {
-            Ty::Union(other)
-                if oi != fi
-                    && other.on.local_field() == Some(tag)
-                    && other.default.is_none()
-                    && other.unless.is_none()
-                    && !case.values.iter().any(|v| {
-                        other
-                            .cases
-                            .iter()
-                            .flat_map(|c| &c.values)
-                            .any(|w| overlap(*v, *w))
-                    }) =>
-            {
-                Some(DeadCase::NoCaseIn(oi))
-            }
-            _ => None,
-        })
+        self.switches_beside(sid, fi, tag)
+            .find(|(_, values)| !case.values.iter().any(|v| values.any_overlap(*v)))
+            .map(|(oi, _)| DeadCase::NoCaseIn(oi))
     }
-}
 
-impl Protocol {
     /// Whether the default of switch field `fi` of struct `sid` can never be taken: another
     /// switch on the same tag without a default has cases only for values this one's cases take
     /// (its field index).
     pub fn dead_default(&self, sid: StructId, fi: usize) -> Option<usize> {
-        let s = &self.structs[sid];
-        let Ty::Union(u) = &s.fields[fi].ty else {
+        let Ty::Union(u) = &self.structs[sid].fields[fi].ty else {
             return None;
         };
         let tag = u.on.local_field()?;
         u.default.as_ref()?;
         let ours: Vec<CaseValue> = u.cases.iter().flat_map(|c| c.values.clone()).collect();
-        s.fields.iter().enumerate().find_map(|(oi, o)| match &o.ty {
-            Ty::Union(other)
-                if oi != fi
-                    && other.on.local_field() == Some(tag)
-                    && other.default.is_none()
-                    && other.unless.is_none()
-                    && other
-                        .cases
-                        .iter()
-                        .flat_map(|c| &c.values)
-                        .all(|w| covered(*w, &ours)) =>
-            {
-                Some(oi)
-            }
-            _ => None,
-        })
+        self.switches_beside(sid, fi, tag)
+            .find(|(_, values)| values.0.iter().all(|w| covered(*w, &ours)))
+            .map(|(oi, _)| oi)
+    }
+
+    /// The other switches of struct `sid` on field `tag` that take only their cases' values
+    /// (no default, no `unless`), with those values.
+    fn switches_beside(
+        &self,
+        sid: StructId,
+        fi: usize,
+        tag: usize,
+    ) -> impl Iterator<Item = (usize, CaseValues)> + '_ {
+        let fields = &self.structs[sid].fields;
+        fields
+            .iter()
+            .enumerate()
+            .filter_map(move |(oi, o)| match &o.ty {
+                Ty::Union(other)
+                    if oi != fi
+                        && other.on.local_field() == Some(tag)
+                        && other.default.is_none()
+                        && other.unless.is_none() =>
+                {
+                    let values = other.cases.iter().flat_map(|c| c.values.clone());
+                    Some((oi, CaseValues(values.collect())))
+                }
+                _ => None,
+            })
+    }
+}
+
+/// The tag values of a switch's cases.
+struct CaseValues(Vec<CaseValue>);
+
+impl CaseValues {
+    /// Whether one of them shares a tag value with `v`.
+    fn any_overlap(&self, v: CaseValue) -> bool {
+        self.0.iter().any(|w| overlap(v, *w))
     }
 }
 
