@@ -47,7 +47,8 @@ impl<'p> InfoAndHeuristic<'p> {
     }
 
     /// The Info-column summary of the root's values in `v`, a Lua expression. `partial` makes it
-    /// safe over a message that stopped early: a value not read shows as `?`.
+    /// safe over a message that stopped early: a value not read shows as `?` (a flag set as
+    /// nothing), as an absent conditional field always does.
     pub(crate) fn info(&self, v: &str, partial: bool, indent: &str) -> String {
         self.info_of(self.i.p.root, v, partial, indent)
     }
@@ -112,7 +113,9 @@ impl<'p> InfoAndHeuristic<'p> {
                     } else {
                         "?"
                     };
-                    parts.push(if partial {
+                    // A conditional field may be absent from a whole message too (seed 481:
+                    // `flag_names(nil)` raised a Lua error on every message without it).
+                    parts.push(if partial || f.condition.is_some() {
                         format!("({value} == nil and \"{missing}\" or {shown})")
                     } else {
                         shown
