@@ -1,6 +1,6 @@
 //! Names shared by both backends, so the Rust trace and the dissector agree on every field.
 
-use crate::ir::{Protocol, StructId, Ty};
+use crate::ir::{Len, Protocol, Role, StructId, Ty};
 use heck::ToSnakeCase;
 
 /// Wireshark filter name of a field: `proto.field` on the root type, `proto.type.field` elsewhere
@@ -54,6 +54,53 @@ pub fn element_abbrev(ty: &Ty, array_abbrev: &str) -> String {
         Ty::Struct(_, Some(_)) => format!("{array_abbrev}.element"),
         _ => array_abbrev.to_string(),
     }
+}
+
+/// Every filter name a reader of struct `s` notes its fields under: each field's, the length
+/// prefix's of one that has one, a framed array element's (and its prefix's), each flag bit's,
+/// a checksum's status; each bit group's integer; the padding's where it pads. (An extension
+/// renames the notes of types its base crate reads for it by this list.)
+pub fn noted_abbrevs(p: &Protocol, s: StructId) -> Vec<String> {
+    let st = &p.structs[s];
+    let prefixed = |len: &Len| matches!(len, Len::Prefix(_) | Len::VarPrefix(_));
+    let mut out = Vec::new();
+    for (fi, f) in st.fields.iter().enumerate() {
+        let a = abbrev(p, s, fi);
+        match &f.ty {
+            Ty::Flags(id) => out.extend(p.flags[*id].bits.iter().map(|b| flag_abbrev(&a, &b.name))),
+            Ty::Bytes(len) | Ty::Str(len, _) | Ty::Struct(_, Some(len)) if prefixed(len) => {
+                out.push(prefix_abbrev(&a));
+            }
+            Ty::Union(u) if prefixed(&u.len) => out.push(prefix_abbrev(&a)),
+            Ty::Array(elem, len) => {
+                if prefixed(len) {
+                    out.push(prefix_abbrev(&a));
+                }
+                if let Ty::Struct(_, Some(each)) = &**elem {
+                    let element = element_abbrev(elem, &a);
+                    if prefixed(each) {
+                        out.push(prefix_abbrev(&element));
+                    }
+                    out.push(element);
+                }
+            }
+            _ => {}
+        }
+        if matches!(f.role, Role::Checksum(_)) {
+            out.push(format!("{a}.status"));
+        }
+        out.push(a);
+    }
+    out.extend((0..st.groups.len()).map(|g| group_abbrev(p, s, g)));
+    let pads = st.padding.pad.is_some()
+        || st
+            .fields
+            .iter()
+            .any(|f| f.padding.pad.is_some() || f.padding.align.is_some());
+    if pads {
+        out.push(padding_abbrev(p));
+    }
+    out
 }
 
 /// Human label of a field in the dissector tree: `payload_size` → `Payload size`.

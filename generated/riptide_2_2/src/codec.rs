@@ -732,21 +732,10 @@ fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
                 "riptide_2_1.user_message.message_id" => {
                     "riptide_2_2.user_message.message_id"
                 }
-                "riptide_2_1.user_message.message_id.length" => {
-                    "riptide_2_2.user_message.message_id.length"
-                }
                 "riptide_2_1.user_message.payload" => "riptide_2_2.user_message.payload",
-                "riptide_2_1.user_message.payload.length" => {
-                    "riptide_2_2.user_message.payload.length"
-                }
                 "riptide_2_1.connect.custom" => "riptide_2_2.connect.custom",
-                "riptide_2_1.connect.custom.length" => {
-                    "riptide_2_2.connect.custom.length"
-                }
                 "riptide_2_1.reject.reason" => "riptide_2_2.reject.reason",
-                "riptide_2_1.reject.reason.length" => "riptide_2_2.reject.reason.length",
                 "riptide_2_1.reject.custom" => "riptide_2_2.reject.custom",
-                "riptide_2_1.reject.custom.length" => "riptide_2_2.reject.custom.length",
                 other => other,
             };
             n

@@ -1880,47 +1880,21 @@ fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
         .map(|mut n| {
             n.abbrev = match n.abbrev {
                 "rtype.req_login.username_len" => "rtype_impl.req_login.username_len",
-                "rtype.req_login.username_len.length" => {
-                    "rtype_impl.req_login.username_len.length"
-                }
                 "rtype.req_login.username" => "rtype_impl.req_login.username",
-                "rtype.req_login.username.length" => {
-                    "rtype_impl.req_login.username.length"
-                }
                 "rtype.req_login.version" => "rtype_impl.req_login.version",
-                "rtype.req_login.version.length" => "rtype_impl.req_login.version.length",
                 "rtype.req_login.preferred_fragment_size" => {
                     "rtype_impl.req_login.preferred_fragment_size"
                 }
-                "rtype.req_login.preferred_fragment_size.length" => {
-                    "rtype_impl.req_login.preferred_fragment_size.length"
-                }
                 "rtype.res_login.success" => "rtype_impl.res_login.success",
-                "rtype.res_login.success.length" => "rtype_impl.res_login.success.length",
                 "rtype.res_login.player_id" => "rtype_impl.res_login.player_id",
-                "rtype.res_login.player_id.length" => {
-                    "rtype_impl.res_login.player_id.length"
-                }
                 "rtype.res_login.effective_fragment_size" => {
                     "rtype_impl.res_login.effective_fragment_size"
                 }
-                "rtype.res_login.effective_fragment_size.length" => {
-                    "rtype_impl.res_login.effective_fragment_size.length"
-                }
                 "rtype.req_join_room.room_id" => "rtype_impl.req_join_room.room_id",
-                "rtype.req_join_room.room_id.length" => {
-                    "rtype_impl.req_join_room.room_id.length"
-                }
                 "rtype.entity_state.entity_id" => "rtype_impl.entity_state.entity_id",
-                "rtype.entity_state.entity_id.length" => {
-                    "rtype_impl.entity_state.entity_id.length"
-                }
                 "rtype.entity_state.x" => "rtype_impl.entity_state.x",
-                "rtype.entity_state.x.length" => "rtype_impl.entity_state.x.length",
                 "rtype.entity_state.y" => "rtype_impl.entity_state.y",
-                "rtype.entity_state.y.length" => "rtype_impl.entity_state.y.length",
                 "rtype.entity_state.type" => "rtype_impl.entity_state.type",
-                "rtype.entity_state.type.length" => "rtype_impl.entity_state.type.length",
                 other => other,
             };
             n

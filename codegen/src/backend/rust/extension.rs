@@ -38,16 +38,12 @@ impl<'p> Extension<'p> {
             return quote! {};
         };
         let mut arms = Vec::new();
-        for (sid, s) in p.structs.iter().enumerate() {
-            if !self.c.reuse.structs[sid] {
-                continue;
-            }
-            for fi in 0..s.fields.len() {
-                let own = naming::abbrev(p, sid, fi);
-                let mut pairs = vec![own.clone()];
-                pairs.push(naming::prefix_abbrev(&own));
-                for own in pairs {
-                    let theirs = format!("{}{}", b.protocol, &own[p.name.len()..]);
+        // (The padding's name is every type's.)
+        let mut seen = std::collections::BTreeSet::new();
+        for sid in (0..p.structs.len()).filter(|&sid| self.c.reuse.structs[sid]) {
+            for own in naming::noted_abbrevs(p, sid) {
+                let theirs = format!("{}{}", b.protocol, &own[p.name.len()..]);
+                if seen.insert(theirs.clone()) {
                     arms.push(quote! { #theirs => #own, });
                 }
             }

@@ -36,9 +36,8 @@ impl FilterRenames<'_> {
             // under the base protocol's names (which `own_notes` maps later), so those are
             // renamed (schemafuzz seed 382: the field's notes kept the type's names).
             if let Some(b) = p.base.as_ref().filter(|_| self.c.reuse.structs[id]) {
-                for fi in 0..p.structs[id].fields.len() {
-                    let field = naming::abbrev(p, id, fi);
-                    for n in [naming::prefix_abbrev(&field), field] {
+                for n in naming::noted_abbrevs(p, id) {
+                    if n.starts_with(&own) {
                         let base_name = format!("{}{}", b.protocol, &n[p.name.len()..]);
                         let to = n.replacen(&own, &theirs, 1);
                         arms.push(quote! { #base_name => #to, });
