@@ -599,6 +599,15 @@ namespace Wiregen
             buf = new byte[Math.Max(capacity, 8)];
         }
 
+        /// <summary>A writer of a value written aside (measured before its length is written),
+        /// with this one's direction and enclosing fields: the value may read them.</summary>
+        public WireWriter Nested()
+        {
+            var w = new WireWriter { Direction = Direction, enclosingSet = enclosingSet };
+            Array.Copy(enclosing, w.enclosing, enclosing.Length);
+            return w;
+        }
+
         /// <summary>Bytes written (a partial last byte counts).</summary>
         public int Length { get { return (int)((pos + 7) >> 3); } }
         public long BitLength { get { return pos; } }

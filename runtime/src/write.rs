@@ -21,6 +21,16 @@ impl<'o> Writer<'o> {
 
     crate::context::writer_context!();
 
+    /// A writer into `buf` with this one's enclosing fields and direction: a value written
+    /// aside (compressed, or measured before its length) may read them.
+    #[inline]
+    pub fn nested<'b>(&self, buf: &'b mut Vec<u8>) -> Writer<'b> {
+        Writer {
+            buf,
+            context: self.context,
+        }
+    }
+
     /// A bit-stream writer appending to this writer's buffer, with its enclosing fields and
     /// direction.
     #[inline]

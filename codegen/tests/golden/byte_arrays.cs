@@ -278,7 +278,7 @@ namespace Wiregen.Protocols.ByteArrays
             catch (EncodeException e) { throw e.Within("origin"); }
             w.Patch(originLenAt, (ulong)WireFit.Count(w.Position - originLenAt - 1, 255UL, "origin"), 1, false);
             var homeOuter = w;
-            w = new WireWriter();
+            w = w.Nested();
             try
             {
                 home.Write(w);
@@ -291,7 +291,7 @@ namespace Wiregen.Protocols.ByteArrays
             foreach (var item5 in notes)
             {
                 var notesOuter = w;
-                w = new WireWriter();
+                w = w.Nested();
                 try
                 {
                     item5.Write(w);

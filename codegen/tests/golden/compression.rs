@@ -160,7 +160,7 @@ impl<'a> Codec<'a> for Update<'a> {
         let world_at = w.len();
         let packed = {
             let mut plain = Vec::new();
-            let w = &mut Writer::new(&mut plain);
+            let w = &mut w.nested(&mut plain);
             self.world.write(w).within("world")?;
             wiregen_runtime::compress::compress(
                 wiregen_runtime::compress::Compression::Zlib,
@@ -173,7 +173,7 @@ impl<'a> Codec<'a> for Update<'a> {
         let body_at = w.len();
         let packed = {
             let mut plain = Vec::new();
-            let w = &mut Writer::new(&mut plain);
+            let w = &mut w.nested(&mut plain);
             self.chat.write(w).within("chat")?;
             wiregen_runtime::compress::compress(
                 wiregen_runtime::compress::Compression::Deflate,
@@ -191,7 +191,7 @@ impl<'a> Codec<'a> for Update<'a> {
         )?;
         let packed = {
             let mut plain = Vec::new();
-            let w = &mut Writer::new(&mut plain);
+            let w = &mut w.nested(&mut plain);
             self.extra.write(w).within("extra")?;
             wiregen_runtime::compress::compress(
                 wiregen_runtime::compress::Compression::Gzip,

@@ -122,7 +122,7 @@ namespace Wiregen.Protocols.SizedSwitches
                 throw new EncodeException("other", "the variant is not the case of its tag, " + other.WireTag);
             }
             var otherOuter = w;
-            w = new WireWriter();
+            w = w.Nested();
             try
             {
                 other.Write(w);

@@ -121,7 +121,8 @@ impl<'p> Encoder<'p> {
             }
             Len::VarPrefix(v) => {
                 c.line(&format!("var {x}Outer = w;"));
-                c.line("w = new WireWriter();");
+                // (The value may read the direction and enclosing fields.)
+                c.line("w = w.Nested();");
                 self.within(c, name, write);
                 c.line(&format!("var {x}Aside = w;"));
                 c.line(&format!("w = {x}Outer;"));

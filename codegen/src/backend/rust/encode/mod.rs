@@ -426,11 +426,12 @@ impl<'p> Encoder<'p> {
                 let c = self.c.p.structs[sid].fields[fi].compression.unwrap();
                 let inner = self.write_struct_call(sid, *id, v.clone(), nm)?;
                 let method = format_ident!("{}", c.method.variant());
-                // Written into plain bytes of its own, compressed, then sized like any value.
+                // Written into plain bytes of its own (with the enclosing fields and direction
+                // it may read), compressed, then sized like any value.
                 let put = quote! {
                     let packed = {
                         let mut plain = Vec::new();
-                        let w = &mut Writer::new(&mut plain);
+                        let w = &mut w.nested(&mut plain);
                         #inner
                         wiregen_runtime::compress::compress(wiregen_runtime::compress::Compression::#method, &plain)
                     };

@@ -59,7 +59,7 @@ impl<'p> Encoder<'p> {
                             let #local = {
                                 let mut scratch = Vec::new();
                                 {
-                                    let w = &mut Writer::new(&mut scratch);
+                                    let w = &mut w.nested(&mut scratch);
                                     #write_target
                                 }
                                 fit(#size, #max, #nm)? as #rt
