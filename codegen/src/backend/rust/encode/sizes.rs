@@ -55,11 +55,14 @@ impl<'p> Encoder<'p> {
                         // integer, before the value: the value is encoded once aside.
                         let write_target = self.write_field(sid, *ti)?;
                         let size = size_value(quote! { scratch.len() }, *l, nm);
+                        // `w` is the group's writer here; the enclosing fields and direction
+                        // are the byte writer's around it.
+                        let outer = ident(&self.c.l.field(sid, fi).locals.outer);
                         quote! {
                             let #local = {
                                 let mut scratch = Vec::new();
                                 {
-                                    let w = &mut w.nested(&mut scratch);
+                                    let w = &mut #outer.nested(&mut scratch);
                                     #write_target
                                 }
                                 fit(#size, #max, #nm)? as #rt
