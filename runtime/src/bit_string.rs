@@ -9,8 +9,9 @@ use crate::{BitReader, NoTrace};
 /// A decoded bit string borrows the bytes its bits lie in, at whatever bit they start: a
 /// Riptide payload after a 44-bit header is not copied. [`BitString::to_bytes`] gives the bits
 /// realigned to a byte boundary (copied only when they start inside a byte), and
-/// [`BitString::get`] reads one bit in place. Two bit strings are equal when they hold the same
-/// bits, wherever they start.
+/// [`BitString::get`] reads one bit in place. Two bit strings are equal when they have as many
+/// bits and the same bytes from a byte boundary ([`BitString::to_bytes`], a last partial byte's
+/// padding bits included), wherever they start.
 ///
 /// Made by [`BitString::new`] or [`BitString::from_bytes`] from bytes that start with the first
 /// bit, in the order of the stream it is written to (LSB-first streams put a last partial byte's
