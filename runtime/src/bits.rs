@@ -702,7 +702,7 @@ impl<'o, const MSB: bool> BitWriter<'o, MSB> {
             return;
         }
         if offset != 0 {
-            let mut r = BitReader::<NoTrace, MSB>::in_bit_string(bytes, offset, s.bits());
+            let mut r = s.reader::<MSB>();
             let mut left = s.bits();
             while left > 0 {
                 let n = left.min(64) as u32;
