@@ -106,16 +106,13 @@ fn case_lines(p: &Protocol, sid: usize, out: &mut String) {
         // listed as such, with the warning: verify says so and does not wait for it.
         let union = p.switch_name(sid, fi);
         for (ci, c) in u.cases.iter().enumerate() {
-            match p.dead_case(sid, fi, ci) {
-                Some(DeadCase::OutsideValid) => {
-                    out.push_str(&format!("dead\t{union}.{}\tW0002\n", c.variant));
-                    continue;
-                }
-                Some(DeadCase::NoCaseIn(_)) => {
-                    out.push_str(&format!("dead\t{union}.{}\tW0003\n", c.variant));
-                    continue;
-                }
-                None => {}
+            if let Some(dead) = p.dead_case(sid, fi, ci) {
+                let code = match dead {
+                    DeadCase::OutsideValid => "W0002",
+                    DeadCase::NoCaseIn(_) => "W0003",
+                };
+                out.push_str(&format!("dead\t{union}.{}\t{code}\n", c.variant));
+                continue;
             }
             let values = spell(&mut c.values.iter());
             out.push_str(&format!(
