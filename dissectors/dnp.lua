@@ -1416,20 +1416,20 @@ function dissect.LinkId(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- The cases of `value` by tag: the label each is shown under and the function that
--- reads it.
+-- The cases of `value` by tag: the label each is shown under (false: shown in the
+-- tree of what holds it) and the function that reads it.
 CASES.IndexedValue_value = {
-  [0] = { "Value: SInt8", dissect.SInt8Value },
-  [1] = { "Value: UInt8", dissect.UInt8Value },
-  [2] = { "Value: SInt16", dissect.SInt16Value },
-  [3] = { "Value: UInt16", dissect.UInt16Value },
-  [4] = { "Value: SInt32", dissect.SInt32Value },
-  [5] = { "Value: UInt32", dissect.UInt32Value },
-  [6] = { "Value: SInt64", dissect.SInt64Value },
-  [7] = { "Value: UInt64", dissect.UInt64Value },
-  [8] = { "Value: Float16", dissect.Float16Value },
-  [9] = { "Value: Float32", dissect.Float32Value },
-  [10] = { "Value: Float64", dissect.Float64Value },
+  [0] = { false, dissect.SInt8Value },
+  [1] = { false, dissect.UInt8Value },
+  [2] = { false, dissect.SInt16Value },
+  [3] = { false, dissect.UInt16Value },
+  [4] = { false, dissect.SInt32Value },
+  [5] = { false, dissect.UInt32Value },
+  [6] = { false, dissect.SInt64Value },
+  [7] = { false, dissect.UInt64Value },
+  [8] = { false, dissect.Float16Value },
+  [9] = { false, dissect.Float32Value },
+  [10] = { false, dissect.Float64Value },
   [11] = { "Value: String", dissect.StringValue },
   [12] = { "Value: Data", dissect.DataValue },
   [13] = { "Value: Point2S8", dissect.Point2S8Value },
@@ -1475,11 +1475,17 @@ function dissect.IndexedValue(tvb, pinfo, tree, offset, limit)
   if tag_value == nil then tree_add_proto_expert_info(tree, E.no_state, "value: its type is not in the list announced earlier") return nil end
   local case_value = CASES.IndexedValue_value[tag_value]
   if case_value ~= nil then
-    sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_value[1]) or tree
-    nxt = case_value[2](tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    if VISIBLE then tree_set_len(sub, nxt - offset) end
-    offset = nxt
+    if case_value[1] then
+      sub = VISIBLE and tree_add(tree, tvb(offset, 0), case_value[1]) or tree
+      nxt = case_value[2](tvb, pinfo, sub, offset, limit)
+      if nxt == nil then return nil end
+      if VISIBLE then tree_set_len(sub, nxt - offset) end
+      offset = nxt
+    else
+      nxt = case_value[2](tvb, pinfo, tree, offset, limit)
+      if nxt == nil then return nil end
+      offset = nxt
+    end
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("value: no case for tag %d", tag_value))
     return nil
@@ -1488,7 +1494,7 @@ function dissect.IndexedValue(tvb, pinfo, tree, offset, limit)
 end
 
 function dissect.LinkUpdateLink(tvb, pinfo, tree, offset, limit)
-  local n, sub, nxt, val, range
+  local n, nxt, val, range
   local v = {}
   -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
@@ -1519,10 +1525,8 @@ function dissect.LinkUpdateLink(tvb, pinfo, tree, offset, limit)
     local arr_values, arr_start_values, count_values = VISIBLE and tree_add(tree, tvb(offset, 0), "Values") or tree, offset, 0
     for _ = 1, n do
       count_values = count_values + 1
-      sub = VISIBLE and tree_add(arr_values, tvb(offset, 0), "Values: IndexedValue") or arr_values
-      nxt = dissect.IndexedValue(tvb, pinfo, sub, offset, limit)
+      nxt = dissect.IndexedValue(tvb, pinfo, arr_values, offset, limit)
       if nxt == nil then return nil end
-      if VISIBLE then tree_set_len(sub, nxt - offset) end
       offset = nxt
       if REST_TAKEN then break end
     end

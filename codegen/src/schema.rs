@@ -483,7 +483,17 @@ pub struct TypeDef {
     /// Zeros after its fields up to a multiple of this many bytes.
     #[serde(default)]
     pub align: Option<u64>,
+    /// `subtree: false`: the dissector shows a value of this type without a subtree of its own
+    /// (a field's, an array element's or a switch case's): its fields in the tree of what holds
+    /// it, as a hand-written dissector shows a list of small pairs (`Index: 6`, then its value).
+    #[serde(default = "shown_in_subtree")]
+    pub subtree: bool,
     pub fields: Vec<FieldDef>,
+}
+
+/// A type's values get a subtree of their own unless the schema says `subtree: false`.
+fn shown_in_subtree() -> bool {
+    true
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -62,6 +62,43 @@ fn schemas_that_once_failed_verify() {
     );
 }
 
+/// The golden snippets whose Lua shows values in other trees than their own (cases shown in
+/// their type's tree, types shown without a subtree: `subtree: false`) are proven like the
+/// schemas above: the dissector's fields are the crate's, whatever tree holds them.
+#[test]
+fn tree_shapes_of_the_golden_snippets_verify() {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("tree-shapes");
+    let out = Command::new(env!("CARGO_BIN_EXE_wiregen"))
+        .arg("verify")
+        .args(["subtrees.yaml", "inline_cases.yaml"].map(|s| golden.join(s)))
+        .args(["--messages", "500", "--hostile", "300", "--work-dir"])
+        .arg(&work)
+        .output()
+        .expect("runs wiregen verify");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    for name in ["subtrees", "inline_cases"] {
+        assert!(
+            text.contains(&format!("{name}: 500 of 500 messages agree field by field")),
+            "{text}"
+        );
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("{name}: coverage:"))
+                    && l.contains("switch cases reached")),
+            "{text}"
+        );
+    }
+    assert!(
+        text.contains(
+            "subtrees: coverage: 6 of 6 types, 10 of 10 fields, 14 of 14 switch cases reached"
+        ),
+        "{text}"
+    );
+}
+
 /// A proof that never looked at a case is no proof: verify fails naming a switch case no valid
 /// message can take (here `kind`'s `max` leaves case 3 out, which validation does not see), and
 /// passes once the case is declared unreachable. A case validation proves untakeable (outside

@@ -598,7 +598,8 @@ fn dnp_field_rows(
 /// The tree as `-V` prints it: a switch that ends its type and is picked by an enum field of
 /// that type shows its case's fields in the type's own tree (the tag's line names the case);
 /// a case picked by the list a Link State announced keeps a subtree of its name, the only line
-/// that names it.
+/// that names it; an indexed value (`subtree: false`) is its index and that subtree, in the
+/// link's list of values.
 #[test]
 fn a_case_named_by_its_tag_is_shown_in_its_types_tree() {
     let state = cmd(CommandBody::LinkState(LinkState {
@@ -663,11 +664,10 @@ fn a_case_named_by_its_tag_is_shown_in_its_types_tree() {
             Link id: 4
             Value count: 1
             Values (1)
-                Values: IndexedValue
-                    Index: 0
-                    Value: Point2S16
-                        X: 5
-                        Y: -6";
+                Index: 0
+                Value: Point2S16
+                    X: 5
+                    Y: -6";
     assert!(text.contains(expected_update), "{text}");
     assert!(!text.contains("Body:"), "{text}");
 }

@@ -188,6 +188,9 @@ pub struct Struct {
     pub explicit_layout: bool,
     /// Info-column template for the root type: literal text and field indexes.
     pub info: Vec<InfoPart>,
+    /// Whether the dissector shows a value of this type in a subtree of its own (`subtree:`),
+    /// or its fields in the tree of what holds it.
+    pub subtree: bool,
     pub fields: Vec<Field>,
     /// Zeros after the fields: to a fixed size, or to a multiple of a size.
     pub padding: Padding,

@@ -107,6 +107,15 @@ impl Code {
         );
     }
 
+    /// The same lines one level further in.
+    pub(crate) fn indented(mut self) -> Code {
+        for line in &mut self.lines {
+            line.insert_str(0, "  ");
+        }
+        self.depth += 1;
+        self
+    }
+
     /// Starts recording what the lines of a new function hold (what the lines before it
     /// held is another function's).
     pub(crate) fn start_function(&mut self) {

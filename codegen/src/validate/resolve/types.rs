@@ -339,6 +339,7 @@ impl<'f> Resolver<'f> {
             explicit_layout: t.layout.is_some(),
             doc: t.doc.clone(),
             info,
+            subtree: t.subtree,
             fields,
             groups: Vec::new(),
         }

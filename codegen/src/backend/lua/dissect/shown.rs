@@ -15,6 +15,25 @@ pub(crate) fn subtree(parent: &str, range: &str, label: &str) -> String {
     format!("VISIBLE and {parent}:add({range}, {label}) or {parent}")
 }
 
+/// The tree an element of struct type `id` of array `arr` is shown in: a subtree labelled
+/// `label` over `range`, made by a line written to `c` (`sub`), or, for a type shown without
+/// one (`subtree: false`), the array's own (`arr`, nothing written). The caller sets the
+/// subtree's length when it is `sub`.
+pub(crate) fn element<'a>(
+    p: &Protocol,
+    id: StructId,
+    c: &mut crate::backend::lua::code::Code,
+    arr: &'a str,
+    range: &str,
+    label: &str,
+) -> &'a str {
+    if !p.structs[id].subtree {
+        return arr;
+    }
+    c.line(format!("sub = {}", subtree(arr, range, label)));
+    "sub"
+}
+
 /// A statement: such a subtree's length set once its end is known, when it was made.
 pub(crate) fn set_len(item: &str, len: &str) -> String {
     format!("if VISIBLE then {item}:set_len({len}) end")
@@ -57,7 +76,10 @@ pub(crate) fn case_inline(p: &Protocol, sid: StructId, fi: usize, u: &Union) -> 
             in_named_range(lo, hi) || (hi - lo < 256 && (lo..=hi).all(named))
         }
     });
-    fi + 1 == fields.len()
+    // A struct shown without a subtree of its own (`subtree: false`) has no tree to end: its
+    // case's fields would run on into what follows it.
+    p.structs[sid].subtree
+        && fi + 1 == fields.len()
         && tag < fi
         && u.unless.is_none()
         && fields[tag].condition.is_none()

@@ -63,19 +63,28 @@ impl<'a> Chain<'a> {
 const LABEL: &str = "\u{1}";
 const FUNCTION: &str = "\u{2}";
 
+/// The cases of `u` a dispatch table can hold, and the lines that read them.
+struct Dispatch {
+    /// The lines of the cases shown under a label (with [`LABEL`] and [`FUNCTION`] marks).
+    labelled: Option<Code>,
+    /// The lines of the cases shown without one (inline, or of a type shown without a subtree:
+    /// [`FUNCTION`] marked).
+    plain: Option<Code>,
+    /// Per case: its index, tag, label literal (none when shown without one) and function.
+    entries: Vec<(usize, u64, Option<String>, String)>,
+}
+
 /// The cases of `u` that a dispatch table can hold: one tag value each (a Lua number, not
 /// taken by another case), a type as body, lines alike but for the label (if they show one:
-/// a case shown inline has none) and the function. Returns the shared lines (with [`LABEL`]
-/// and [`FUNCTION`] marks) and, per case, its tag, label literal and function; `None` when
-/// fewer than [`DISPATCH_TABLE_CASES`] qualify.
-#[allow(clippy::type_complexity)]
-fn dispatch(
-    chain: &Chain,
-    u: &Union,
-    rendered: &[(usize, Code)],
-) -> Option<(Code, Vec<(usize, u64, Option<String>, String)>)> {
-    let mut template: Option<Code> = None;
-    let mut entries = Vec::new();
+/// a case shown inline or of a type shown without a subtree has none) and the function, among
+/// the cases with a label and among those without; `None` when fewer than
+/// [`DISPATCH_TABLE_CASES`] qualify.
+fn dispatch(chain: &Chain, u: &Union, rendered: &[(usize, Code)]) -> Option<Dispatch> {
+    let mut d = Dispatch {
+        labelled: None,
+        plain: None,
+        entries: Vec::new(),
+    };
     for (ci, code) in rendered {
         let case = &u.cases[*ci];
         let (Some(tag), CaseBody::Struct(id)) = (case.single(), case.body) else {
@@ -95,18 +104,58 @@ fn dispatch(
         let Some((label, marked)) = marked_case(&code.lines, &case.variant, &function) else {
             continue;
         };
-        match &template {
+        let template = if label.is_some() {
+            &mut d.labelled
+        } else {
+            &mut d.plain
+        };
+        match template {
             None => {
                 let mut t = code.clone();
                 t.lines = marked;
-                template = Some(t);
+                *template = Some(t);
             }
             Some(t) if t.lines == marked => {}
             Some(_) => continue,
         }
-        entries.push((*ci, tag, label, function));
+        d.entries.push((*ci, tag, label, function));
     }
-    (entries.len() >= DISPATCH_TABLE_CASES).then(|| (template.expect("a first entry"), entries))
+    (d.entries.len() >= DISPATCH_TABLE_CASES).then_some(d)
+}
+
+impl Dispatch {
+    /// The lines reading the case found in table entry `case` (`case_value`): the one
+    /// template's, or, when the table holds cases with a label and without (`false` in its
+    /// label's place), both, chosen by the label.
+    fn lines(self, case: &str, depth: usize) -> Code {
+        let labelled = self.labelled.is_some();
+        let function = if labelled {
+            format!("{case}[2]")
+        } else {
+            case.to_string()
+        };
+        let fill = |mut t: Code| {
+            for line in &mut t.lines {
+                *line = line
+                    .replace(LABEL, &format!("{case}[1]"))
+                    .replace(FUNCTION, &function);
+            }
+            t
+        };
+        match (self.labelled.map(fill), self.plain.map(fill)) {
+            (Some(one), None) | (None, Some(one)) => one,
+            (Some(with), Some(without)) => {
+                let mut both = Code::new(depth + 1);
+                both.line(format!("if {case}[1] then"));
+                both.append(with.indented(), 0);
+                both.line("else");
+                both.append(without.indented(), 0);
+                both.line("end");
+                both
+            }
+            (None, None) => Code::new(depth + 1),
+        }
+    }
 }
 
 /// A case's lines with its label literal (the string ending in `: <variant>`, if there is one)
@@ -167,10 +216,20 @@ pub(crate) fn case_chain(
     let table = dispatch(chain, u, &rendered);
     let mut branches: Vec<(String, Code)> = Vec::new();
     let mut silent: Vec<String> = Vec::new();
-    if let Some((mut template, entries)) = table.as_ref().map(|(t, e)| (t.clone(), e)) {
-        // Cases shown inline have no label: their table holds the functions alone.
-        let labelled = entries.iter().any(|e| e.2.is_some());
-        let comment = if labelled {
+    let in_table: Vec<usize> = table
+        .as_ref()
+        .map_or(Vec::new(), |d| d.entries.iter().map(|e| e.0).collect());
+    if let Some(d) = table {
+        // Cases shown inline have no label: a table of such cases alone holds the functions
+        // alone; beside labelled ones, `false` stands for the label.
+        let labelled = d.entries.iter().any(|e| e.2.is_some());
+        let mixed = labelled && d.entries.iter().any(|e| e.2.is_none());
+        let comment = if mixed {
+            format!(
+                "-- The cases of `{name}` by tag: the label each is shown under (false: shown in the\n\
+                 -- tree of what holds it) and the function that reads it.\n"
+            )
+        } else if labelled {
             format!(
                 "-- The cases of `{name}` by tag: the label each is shown under and the function that\n\
                  -- reads it.\n"
@@ -179,33 +238,22 @@ pub(crate) fn case_chain(
             format!("-- The cases of `{name}` by tag: the function that reads each.\n")
         };
         let mut text = String::new();
-        for (_, tag, label, function) in entries {
+        for (_, tag, label, function) in &d.entries {
             match label {
                 Some(label) => text.push_str(&format!("  [{tag}] = {{ {label}, {function} }},\n")),
+                None if labelled => {
+                    text.push_str(&format!("  [{tag}] = {{ false, {function} }},\n"))
+                }
                 None => text.push_str(&format!("  [{tag}] = {function},\n")),
             }
         }
         let table = chain.tables.declare(&chain.table, &comment, text);
         c.line(format!("local case_{name} = {table}[tag_{name}]"));
-        let function = if labelled {
-            format!("case_{name}[2]")
-        } else {
-            format!("case_{name}")
-        };
-        for line in &mut template.lines {
-            *line = line
-                .replace(LABEL, &format!("case_{name}[1]"))
-                .replace(FUNCTION, &function);
-        }
+        let template = d.lines(&format!("case_{name}"), depth);
         branches.push((format!("case_{name} ~= nil"), template));
     }
-    let in_table = |ci: usize| {
-        table
-            .as_ref()
-            .is_some_and(|(_, entries)| entries.iter().any(|e| e.0 == ci))
-    };
     for (ci, lines) in rendered {
-        if in_table(ci) {
+        if in_table.contains(&ci) {
             continue;
         }
         let conds: Vec<String> = u.cases[ci]
@@ -292,7 +340,10 @@ impl<'p> Dissect<'p> {
         state_tag_check(c, u, &name, tree);
         let inline = shown::case_inline(p, sid, fi, u);
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
-            CaseBody::Struct(id) if inline && variant != u.default_variant => {
+            // Shown inline, or a type shown without a subtree (`subtree: false`): in `tree`.
+            CaseBody::Struct(id)
+                if (inline && variant != u.default_variant) || !p.structs[id].subtree =>
+            {
                 call_struct_or(p, c, id, (tree, "offset", "limit"), target, None);
                 c.line("offset = nxt");
             }
@@ -311,10 +362,12 @@ impl<'p> Dissect<'p> {
                 c.line(format!("local arr_{name} = {arr}"));
                 c.open("while offset < limit do");
                 let element = format!("\"{}\"", p.structs[id].name);
-                let sub = shown::subtree(&format!("arr_{name}"), "tvb(offset, 0)", &element);
-                c.line(format!("sub = {sub}"));
-                call_struct(p, c, id, "offset", "limit", "");
-                c.line(shown::set_len("sub", "nxt - offset"));
+                let arr = format!("arr_{name}");
+                let sub = shown::element(p, id, c, &arr, "tvb(offset, 0)", &element);
+                call_struct_or(p, c, id, (sub, "offset", "limit"), "", None);
+                if sub == "sub" {
+                    c.line(shown::set_len("sub", "nxt - offset"));
+                }
                 c.line("offset = nxt");
                 c.close("end");
                 keep(c, target, "{}");
@@ -429,7 +482,7 @@ fn case_body(
 ) {
     match b {
         CaseBody::Struct(id) => {
-            let sub = if inline {
+            let sub = if inline || !p.structs[id].subtree {
                 tree
             } else {
                 let label = format!("\"{}: {variant}\"", naming::label(name));
@@ -464,10 +517,13 @@ fn case_body(
             c.open(format!("while at_{name} < stop_{name} do"));
             let element = format!("\"{}\"", p.structs[id].name);
             let range = format!("tvb(at_{name}, 0)");
-            let sub = shown::subtree(&format!("arr_{name}"), &range, &element);
-            c.line(format!("sub = {sub}"));
-            call_struct(p, c, id, &format!("at_{name}"), &format!("stop_{name}"), "");
-            c.line(shown::set_len("sub", &format!("nxt - at_{name}")));
+            let arr = format!("arr_{name}");
+            let sub = shown::element(p, id, c, &arr, &range, &element);
+            let (lo, hi) = (format!("at_{name}"), format!("stop_{name}"));
+            call_struct_or(p, c, id, (sub, &lo, &hi), "", None);
+            if sub == "sub" {
+                c.line(shown::set_len("sub", &format!("nxt - at_{name}")));
+            }
             c.line(format!("at_{name} = nxt"));
             c.close("end");
             keep(c, target, "{}");

@@ -4,18 +4,25 @@ use super::*;
 
 impl BitRead<'_> {
     /// A value that delimits itself, read by Lua function `function`, in a subtree labelled
-    /// `label`.
-    fn struct_in(&self, c: &mut Code, function: &str, label: &str) {
+    /// `label` (in `tree` itself when its type is shown without one: `subtree` false).
+    fn struct_in(&self, c: &mut Code, function: &str, label: &str, subtree: bool) {
         let (tree, target) = (self.tree, self.target);
-        let label = format!("\"{}: {label}\"", naming::label(&self.name));
-        let sub = shown::subtree(tree, "tvb(floor(offset / 8), 0)", &label);
-        c.line(format!("sub = {sub}"));
+        let sub = if subtree {
+            let label = format!("\"{}: {label}\"", naming::label(&self.name));
+            let sub = shown::subtree(tree, "tvb(floor(offset / 8), 0)", &label);
+            c.line(format!("sub = {sub}"));
+            "sub"
+        } else {
+            tree
+        };
         c.line(format!(
-            "{} = {function}(tvb, pinfo, sub, offset, limit)",
+            "{} = {function}(tvb, pinfo, {sub}, offset, limit)",
             results(target)
         ));
         c.line("if nxt == nil then return nil end");
-        c.line(shown::set_len("sub", "ceil8(nxt) - floor(offset / 8)"));
+        if subtree {
+            c.line(shown::set_len("sub", "ceil8(nxt) - floor(offset / 8)"));
+        }
         keep(c, target, "val");
         c.line("offset = nxt");
     }
@@ -24,7 +31,8 @@ impl BitRead<'_> {
     /// `filter:` use when it has one (its fields' filter names are the use's).
     pub(crate) fn nested(&self, c: &mut Code, p: &Protocol, id: StructId) {
         let filter = p.structs[self.sid].fields[self.fi].filter.as_deref();
-        self.struct_in(c, &struct_fn_name(p, id, filter), &p.structs[id].name);
+        let s = &p.structs[id];
+        self.struct_in(c, &struct_fn_name(p, id, filter), &s.name, s.subtree);
     }
 }
 
@@ -46,7 +54,10 @@ impl<'p> Dissect<'p> {
         let tag = self.i.exprs().tag_expr(&u.on);
         c.line(format!("local tag_{name} = {tag}"));
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
-            CaseBody::Struct(id) => at.struct_in(c, &struct_fn_name(p, id, None), variant),
+            CaseBody::Struct(id) => {
+                let shown_in_subtree = p.structs[id].subtree;
+                at.struct_in(c, &struct_fn_name(p, id, None), variant, shown_in_subtree)
+            }
             // Values to the end, before the last byte's padding.
             CaseBody::Array(id) => {
                 let t = &p.structs[id].name;
@@ -56,11 +67,15 @@ impl<'p> Dissect<'p> {
                 c.line(format!("local arr_start_{name} = floor(offset / 8)"));
                 c.open("while offset < limit - 7 do");
                 let range = "tvb(floor(offset / 8), 0)";
-                let sub = shown::subtree(&format!("arr_{name}"), range, &format!("\"{t}\""));
-                c.line(format!("sub = {sub}"));
-                c.line(format!("nxt = dissect.{t}(tvb, pinfo, sub, offset, limit)"));
+                let arr = format!("arr_{name}");
+                let sub = shown::element(p, id, c, &arr, range, &format!("\"{t}\""));
+                c.line(format!(
+                    "nxt = dissect.{t}(tvb, pinfo, {sub}, offset, limit)"
+                ));
                 c.line("if nxt == nil then return nil end");
-                c.line(shown::set_len("sub", "ceil8(nxt) - floor(offset / 8)"));
+                if sub == "sub" {
+                    c.line(shown::set_len("sub", "ceil8(nxt) - floor(offset / 8)"));
+                }
                 c.line("offset = nxt");
                 c.close("end");
                 c.line(shown::set_len(

@@ -56,6 +56,9 @@ impl<'p> Dissect<'p> {
         } else {
             {
                 let t = &p.structs[id].name;
+                if !p.structs[id].subtree {
+                    return self.value_struct_flat(c, at, id, len);
+                }
                 let label = format!("{}: {t}", naming::label(name));
                 match len {
                     None | Some(Len::Natural) => match self.i.l.structs[id].fixed_size {
@@ -114,6 +117,43 @@ impl<'p> Dissect<'p> {
                         c.line("offset = offset + n");
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// A value of a struct type shown without a subtree of its own (`subtree: false`): its
+    /// fields in `tree`, a length's unread bytes noted there.
+    fn value_struct_flat(
+        &mut self,
+        c: &mut Code,
+        at: Place<'_>,
+        id: StructId,
+        len: Option<&Len>,
+    ) -> Result<(), Internal> {
+        let (p, tree, target) = (self.i.p, at.tree, at.target);
+        let f = &p.structs[at.sid].fields[at.fi];
+        let use_ = (id, f.filter.as_deref());
+        match len {
+            None | Some(Len::Natural) => {
+                structs::call_struct_in(p, c, use_, ("tvb", tree, "offset", "limit"), target, None);
+                c.line("offset = nxt");
+            }
+            Some(len) => {
+                self.length(c, at, len, false)?;
+                structs::call_struct_in(
+                    p,
+                    c,
+                    use_,
+                    ("tvb", tree, "offset", "offset + n"),
+                    target,
+                    None,
+                );
+                let name = &f.name;
+                c.line(format!(
+                    "if nxt < offset + n then {tree}:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
+                ));
+                c.line("offset = offset + n");
             }
         }
         Ok(())
