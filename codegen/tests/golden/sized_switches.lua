@@ -60,13 +60,17 @@ local range_le_uint = TvbRange.le_uint
 -- Wireshark's, or `add_nothing`, which hands back the tree it was given so that expert info
 -- still reaches the packet (as a C dissector skips its tree code when `tree` is NULL). Only a
 -- root that says exactly that it has neither item nor subtree takes the short way (HAS_TREE
--- false), so a Wireshark that words it otherwise only loses the saving.
+-- false), so a Wireshark that words it otherwise only loses the saving. A shown tree
+-- (TREE_SHOWN: `-V`, a packet Wireshark displays) is one without asking that: whether a tree is
+-- shown is a C call that answers a boolean, where the root as text is a string formatted and
+-- made (some 5,000 instructions a packet).
 local TREE_ADDS = { tree_add, tree_add_le, tree_add_packet_field }
-local HAS_TREE = true
+local HAS_TREE, TREE_SHOWN = true, true
 local NO_TREE = "TreeItem: expired=false, has item=false, has subtree=false, they are the same"
 local function add_nothing(tree) return tree end
 local function choose_tree_adds(tree)
-  HAS_TREE = tostring(tree) ~= NO_TREE
+  TREE_SHOWN = tree.visible
+  HAS_TREE = TREE_SHOWN or tostring(tree) ~= NO_TREE
   if not HAS_TREE then
     tree_add, tree_add_le, tree_add_packet_field = add_nothing, add_nothing, add_nothing
   else
@@ -423,8 +427,8 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
-  -- (No tree is never a shown one: one C call fewer per message in tshark's summary.)
-  VISIBLE = HAS_TREE and root.visible
+  -- (The root's tree is the packet's: shown or not as it is.)
+  VISIBLE = TREE_SHOWN
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if not ok then
     tree_add_proto_expert_info(root, E.internal, "dissector error: " .. tostring(info))
