@@ -1526,16 +1526,13 @@ function dissect.LinkUpdateLink(tvb, pinfo, tree, offset, limit)
   if known_values then
     n = v.value_count
     if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("values: impossible count %d", n)) return nil end
-    local arr_values, arr_start_values, count_values = VISIBLE and tree_add(tree, tvb(offset, 0), "Values") or tree, offset, 0
+    local arr_values = tree
     for _ = 1, n do
-      count_values = count_values + 1
       nxt = dissect.IndexedValue(tvb, pinfo, arr_values, offset, limit)
       if nxt == nil then return nil end
       offset = nxt
       if REST_TAKEN then break end
     end
-    if VISIBLE then tree_set_len(arr_values, offset - arr_start_values) end
-    if VISIBLE then tree_append_text(arr_values, string.format(" (%d)", count_values)) end
   else
     tree_add(tree, F["dnp.link_update_link.values.unknown"], tvb(offset, limit - offset))
     offset = limit
@@ -1559,9 +1556,8 @@ function dissect.LinkUpdate(tvb, pinfo, tree, offset, limit)
   -- links
   n = v.link_count
   if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("links: impossible count %d", n)) return nil end
-  local arr_links, arr_start_links, count_links = VISIBLE and tree_add(tree, tvb(offset, 0), "Links") or tree, offset, 0
+  local arr_links = tree
   for _ = 1, n do
-    count_links = count_links + 1
     sub = VISIBLE and tree_add(arr_links, tvb(offset, 0), "Links: LinkUpdateLink") or arr_links
     nxt = dissect.LinkUpdateLink(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
@@ -1569,8 +1565,6 @@ function dissect.LinkUpdate(tvb, pinfo, tree, offset, limit)
     offset = nxt
     if REST_TAKEN then break end
   end
-  if VISIBLE then tree_set_len(arr_links, offset - arr_start_links) end
-  if VISIBLE then tree_append_text(arr_links, string.format(" (%d)", count_links)) end
   return offset, v
 end
 

@@ -592,6 +592,11 @@ pub struct FieldDef {
     /// How the dissector shows an integer: `hex` (peer id 0xFFF) or `dec`.
     #[serde(default)]
     pub display: Option<DisplayDef>,
+    /// `subtree: false`: the dissector shows this field's value without the subtree it would
+    /// make (an array's list, a struct value's or a switch case's subtree): what it holds goes
+    /// in the tree of the field's type.
+    #[serde(default)]
+    pub subtree: Option<bool>,
 }
 
 /// The framing of each element of an array (`element:`).

@@ -93,7 +93,7 @@ fn tree_shapes_of_the_golden_snippets_verify() {
     }
     assert!(
         text.contains(
-            "subtrees: coverage: 6 of 6 types, 10 of 10 fields, 14 of 14 switch cases reached"
+            "subtrees: coverage: 8 of 8 types, 16 of 16 fields, 19 of 19 switch cases reached"
         ),
         "{text}"
     );

@@ -598,8 +598,9 @@ fn dnp_field_rows(
 /// The tree as `-V` prints it: a switch that ends its type and is picked by an enum field of
 /// that type shows its case's fields in the type's own tree (the tag's line names the case);
 /// a case picked by the list a Link State announced keeps a subtree of its name, the only line
-/// that names it; an indexed value (`subtree: false`) is its index and that subtree, in the
-/// link's list of values.
+/// that names it. The schema's `subtree: false` leaves out the rest: the list of links and each
+/// link's list of values (on the fields), each indexed value's subtree and the subtree of a
+/// value of one field (on the types), as a hand-written dissector shows a Link Update.
 #[test]
 fn a_case_named_by_its_tag_is_shown_in_its_types_tree() {
     let state = cmd(CommandBody::LinkState(LinkState {
@@ -618,10 +619,16 @@ fn a_case_named_by_its_tag_is_shown_in_its_types_tree() {
     let update = cmd(CommandBody::LinkUpdate(LinkUpdate {
         links: vec![LinkUpdateLink {
             link_id: 4,
-            values: vec![IndexedValue {
-                index: 0,
-                value: TypedValueValue::Point2S16(Point2S16Value { x: 5, y: -6 }),
-            }],
+            values: vec![
+                IndexedValue {
+                    index: 0,
+                    value: TypedValueValue::Point2S16(Point2S16Value { x: 5, y: -6 }),
+                },
+                IndexedValue {
+                    index: 1,
+                    value: TypedValueValue::UInt8(UInt8Value { value: 9 }),
+                },
+            ],
         }],
     }));
     let datagrams: Vec<Datagram> = [state, update]
@@ -659,15 +666,15 @@ fn a_case_named_by_its_tag_is_shown_in_its_types_tree() {
     assert!(text.starts_with(expected_state), "{text}");
     let expected_update = "    Code: LinkUpdate (0x09)
     Link count: 1
-    Links (1)
-        Links: LinkUpdateLink
-            Link id: 4
-            Value count: 1
-            Values (1)
-                Index: 0
-                Value: Point2S16
-                    X: 5
-                    Y: -6";
+    Links: LinkUpdateLink
+        Link id: 4
+        Value count: 2
+        Index: 0
+        Value: Point2S16
+            X: 5
+            Y: -6
+        Index: 1
+        Value: 9";
     assert!(text.contains(expected_update), "{text}");
     assert!(!text.contains("Body:"), "{text}");
 }

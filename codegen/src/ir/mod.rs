@@ -284,6 +284,10 @@ pub struct Field {
     pub select: Vec<(usize, Expr)>,
     /// A `bool[]` packed 8 per byte, lowest bit first (byte layouts).
     pub packed: bool,
+    /// Whether the dissector shows the field's value in the subtree it makes (an array's list,
+    /// a struct value's or a switch case's subtree) or in the tree of the field's type
+    /// (`subtree: false`).
+    pub subtree: bool,
     /// Zeros before it (`align`) or after it (`pad`).
     pub padding: Padding,
     /// Values the encoder gives this user-set field so that the fields depending on it agree

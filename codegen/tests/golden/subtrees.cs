@@ -13,6 +13,11 @@ namespace Wiregen.Protocols.Subtrees
         public List<Pair> Pairs;
         public PacketSized Sized;
         public Bits Flags;
+        public Named Plain;
+        public List<Named> List;
+        public List<Named> Listed;
+        public PacketSized2 Sized2;
+        public Tail Tail;
         public PacketValue Value_;
 
         /// <summary>Decodes a whole message: its bytes must be exactly one Packet.</summary>
@@ -107,12 +112,69 @@ namespace Wiregen.Protocols.Subtrees
             catch (DecodeException e) { throw e.Within("flags"); }
             r.AlignToByte();
             r.Unlimit(saved11, "flags");
-            byte tag_ = r.U8("tag");
-            PacketValue value_;
-            long tag13 = (long)tag_;
+            Named plain;
             try
             {
-                value_ = PacketValue.Read(r, tag13);
+                plain = Named.Read(r);
+            }
+            catch (DecodeException e) { throw e.Within("plain"); }
+            List<Named> list_;
+            int n14 = r.Length((long)r.UInt(1, true, "list"), "list");
+            list_ = new List<Named>(Math.Min(n14, r.Remaining));
+            for (int i15 = 0; i15 < n14; i15++)
+            {
+                Named item13;
+                try
+                {
+                    item13 = Named.Read(r);
+                }
+                catch (DecodeException e) { throw e.Within("list"); }
+                list_.Add(item13);
+            }
+            byte listBytes = r.U8("list_bytes");
+            List<Named> listed;
+            int n18 = r.Length((long)listBytes, "listed");
+            long saved19 = r.Limit(n18, "listed");
+            listed = new List<Named>();
+            while (r.Remaining > 0)
+            {
+                long before20 = r.BitPosition;
+                Named item17;
+                try
+                {
+                    item17 = Named.Read(r);
+                }
+                catch (DecodeException e) { throw e.Within("listed"); }
+                listed.Add(item17);
+            }
+            r.Unlimit(saved19, "listed");
+            byte kind2 = r.U8("kind2");
+            PacketSized2 sized2;
+            int n22 = r.Length((long)r.UInt(1, true, "sized2"), "sized2");
+            long saved23 = r.Limit(n22, "sized2");
+            long tag24 = (long)kind2;
+            try
+            {
+                sized2 = PacketSized2.Read(r, tag24);
+            }
+            catch (DecodeException e) { throw e.Within("sized2"); }
+            r.Unlimit(saved23, "sized2");
+            byte tailLen = r.U8("tail_len");
+            Tail tail;
+            int n25 = r.Length((long)tailLen, "tail");
+            long saved26 = r.Limit(n25, "tail");
+            try
+            {
+                tail = Tail.Read(r);
+            }
+            catch (DecodeException e) { throw e.Within("tail"); }
+            r.Unlimit(saved26, "tail");
+            byte tag_ = r.U8("tag");
+            PacketValue value_;
+            long tag28 = (long)tag_;
+            try
+            {
+                value_ = PacketValue.Read(r, tag28);
             }
             catch (DecodeException e) { throw e.Within("value"); }
             return new Packet
@@ -122,6 +184,11 @@ namespace Wiregen.Protocols.Subtrees
                 Pairs = pairs,
                 Sized = sized,
                 Flags = flags,
+                Plain = plain,
+                List = list_,
+                Listed = listed,
+                Sized2 = sized2,
+                Tail = tail,
                 Value_ = value_,
             };
         }
@@ -134,6 +201,11 @@ namespace Wiregen.Protocols.Subtrees
             var pairs = Pairs;
             var sized = Sized;
             var flags = Flags;
+            var plain = Plain;
+            var list_ = List;
+            var listed = Listed;
+            var sized2 = Sized2;
+            var tail = Tail;
             var value_ = Value_;
             try
             {
@@ -180,6 +252,55 @@ namespace Wiregen.Protocols.Subtrees
             }
             catch (EncodeException e) { throw e.Within("flags"); }
             w.Patch(flagsLenAt, (ulong)WireFit.Count(w.Position - flagsLenAt - 1, 255UL, "flags"), 1, true);
+            try
+            {
+                plain.Write(w);
+            }
+            catch (EncodeException e) { throw e.Within("plain"); }
+            w.UInt((ulong)WireFit.Count(list_.Count, 255UL, "list"), 1, true);
+            foreach (var item5 in list_)
+            {
+                try
+                {
+                    item5.Write(w);
+                }
+                catch (EncodeException e) { throw e.Within("list"); }
+            }
+            int listBytesPos = w.Position;
+            w.Zeros(1);
+            int listedStart = w.Position;
+            foreach (var item6 in listed)
+            {
+                try
+                {
+                    item6.Write(w);
+                }
+                catch (EncodeException e) { throw e.Within("listed"); }
+            }
+            w.Patch(listBytesPos, (ulong)WireFit.Count((long)(w.Position - listedStart), 255UL, "list_bytes"), 1, true);
+            byte kind2 = (byte)WireFit.Count(sized2.WireTag, 255UL, "kind2");
+            w.U8((byte)kind2);
+            if (!sized2.Accepts(sized2.WireTag))
+            {
+                throw new EncodeException("sized2", "the variant is not the case of its tag, " + sized2.WireTag);
+            }
+            int sized2LenAt = w.Position;
+            w.Zeros(1);
+            try
+            {
+                sized2.Write(w);
+            }
+            catch (EncodeException e) { throw e.Within("sized2"); }
+            w.Patch(sized2LenAt, (ulong)WireFit.Count(w.Position - sized2LenAt - 1, 255UL, "sized2"), 1, true);
+            int tailLenPos = w.Position;
+            w.Zeros(1);
+            int tailStart = w.Position;
+            try
+            {
+                tail.Write(w);
+            }
+            catch (EncodeException e) { throw e.Within("tail"); }
+            w.Patch(tailLenPos, (ulong)WireFit.Count((long)(w.Position - tailStart), 255UL, "tail_len"), 1, true);
             byte tag_ = (byte)WireFit.Count(value_.WireTag, 255UL, "tag");
             w.U8((byte)tag_);
             if (!value_.Accepts(value_.WireTag))
@@ -212,6 +333,26 @@ namespace Wiregen.Protocols.Subtrees
             Sized.WriteJson(j);
             j.Key("flags");
             Flags.WriteJson(j);
+            j.Key("plain");
+            Plain.WriteJson(j);
+            j.Key("list");
+            j.OpenList();
+            foreach (var item0 in List)
+            {
+                item0.WriteJson(j);
+            }
+            j.CloseList();
+            j.Key("listed");
+            j.OpenList();
+            foreach (var item0 in Listed)
+            {
+                item0.WriteJson(j);
+            }
+            j.CloseList();
+            j.Key("sized2");
+            Sized2.WriteJson(j);
+            j.Key("tail");
+            Tail.WriteJson(j);
             j.Key("value");
             Value_.WriteJson(j);
             j.Close();
@@ -339,6 +480,133 @@ namespace Wiregen.Protocols.Subtrees
                 j.Open().Key("Other").Open();
                 j.Key("kind");
                 j.Num((ulong)Kind);
+                j.Key("data");
+                j.Hex(Value);
+                j.Close().Close();
+            }
+        }
+    }
+
+    public abstract class PacketSized2
+    {
+        public abstract void WriteJson(WireJson j);
+
+        /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
+        public abstract void Write(WireWriter w);
+
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
+        /// <summary>The tag this variant is sent with.</summary>
+        public abstract long WireTag { get; }
+
+        public override string ToString()
+        {
+            var j = new WireJson();
+            WriteJson(j);
+            return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static PacketSized2 Read(WireReader r, long tag)
+        {
+            PacketSized2 value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new PacketSized2.Named();
+                    case0.Value = global::Wiregen.Protocols.Subtrees.Named.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 2L:
+                {
+                    var case1 = new PacketSized2.Many();
+                    case1.Value = new List<global::Wiregen.Protocols.Subtrees.Named>();
+                    while (r.Remaining > 0)
+                    {
+                        case1.Value.Add(global::Wiregen.Protocols.Subtrees.Named.Read(r));
+                    }
+                    value = case1;
+                    break;
+                }
+                default:
+                {
+                    var case2 = new PacketSized2.Other();
+                    case2.Kind2 = (byte)tag;
+                    case2.Value = r.Bytes(r.Remaining, "");
+                    value = case2;
+                    break;
+                }
+            }
+            return value;
+        }
+
+        public sealed class Named : PacketSized2
+        {
+            public global::Wiregen.Protocols.Subtrees.Named Value;
+
+            public override long WireTag { get { return 1L; } }
+
+            public override void Write(WireWriter w)
+            {
+                Value.Write(w);
+            }
+
+            public override bool Accepts(long tag) { return tag == 1L; }
+
+            public override void WriteJson(WireJson j)
+            {
+                j.Open().Key("Named");
+                Value.WriteJson(j);
+                j.Close();
+            }
+        }
+
+        public sealed class Many : PacketSized2
+        {
+            public List<global::Wiregen.Protocols.Subtrees.Named> Value;
+
+            public override long WireTag { get { return 2L; } }
+
+            public override void Write(WireWriter w)
+            {
+                foreach (var item in Value) item.Write(w);
+            }
+
+            public override bool Accepts(long tag) { return tag == 2L; }
+
+            public override void WriteJson(WireJson j)
+            {
+                j.Open().Key("Many");
+                j.OpenList();
+                foreach (var item in Value) item.WriteJson(j);
+                j.CloseList();
+                j.Close();
+            }
+        }
+
+        /// <summary>Any other tag value.</summary>
+        public sealed class Other : PacketSized2
+        {
+            public byte Kind2;
+            public ArraySegment<byte> Value;
+
+            public override long WireTag { get { return (long)Kind2; } }
+
+            public override void Write(WireWriter w)
+            {
+                w.Put(Value);
+            }
+
+            public override bool Accepts(long tag) { return !(tag == 1L || tag == 2L); }
+
+            public override void WriteJson(WireJson j)
+            {
+                j.Open().Key("Other").Open();
+                j.Key("kind2");
+                j.Num((ulong)Kind2);
                 j.Key("data");
                 j.Hex(Value);
                 j.Close().Close();
@@ -887,6 +1155,7 @@ namespace Wiregen.Protocols.Subtrees
     public sealed partial class Bits
     {
         public Small Small;
+        public Tiny Tiny;
         public BitsMore More;
 
         /// <summary>Decodes a whole message: its bytes must be exactly one Bits.</summary>
@@ -938,16 +1207,23 @@ namespace Wiregen.Protocols.Subtrees
                 small = Small.Read(r);
             }
             catch (DecodeException e) { throw e.Within("small"); }
-            BitsMore more;
-            long tag2 = (long)mode;
+            Tiny tiny;
             try
             {
-                more = BitsMore.Read(r, tag2);
+                tiny = Tiny.Read(r);
+            }
+            catch (DecodeException e) { throw e.Within("tiny"); }
+            BitsMore more;
+            long tag3 = (long)mode;
+            try
+            {
+                more = BitsMore.Read(r, tag3);
             }
             catch (DecodeException e) { throw e.Within("more"); }
             return new Bits
             {
                 Small = small,
+                Tiny = tiny,
                 More = more,
             };
         }
@@ -956,6 +1232,7 @@ namespace Wiregen.Protocols.Subtrees
         public void Write(WireWriter w)
         {
             var small = Small;
+            var tiny = Tiny;
             var more = More;
             byte mode = (byte)WireFit.Count(more.WireTag, 7UL, "mode");
             w.Bits(WireFit.Unsigned((ulong)mode, 7UL, "mode"), 3, false);
@@ -964,6 +1241,11 @@ namespace Wiregen.Protocols.Subtrees
                 small.Write(w);
             }
             catch (EncodeException e) { throw e.Within("small"); }
+            try
+            {
+                tiny.Write(w);
+            }
+            catch (EncodeException e) { throw e.Within("tiny"); }
             if (!more.Accepts(more.WireTag))
             {
                 throw new EncodeException("more", "the variant is not the case of its tag, " + more.WireTag);
@@ -981,6 +1263,8 @@ namespace Wiregen.Protocols.Subtrees
             j.Open();
             j.Key("small");
             Small.WriteJson(j);
+            j.Key("tiny");
+            Tiny.WriteJson(j);
             j.Key("more");
             More.WriteJson(j);
             j.Close();
@@ -1022,8 +1306,8 @@ namespace Wiregen.Protocols.Subtrees
             {
                 case 1L:
                 {
-                    var case0 = new BitsMore.Small();
-                    case0.Value = global::Wiregen.Protocols.Subtrees.Small.Read(r);
+                    var case0 = new BitsMore.Tiny();
+                    case0.Value = global::Wiregen.Protocols.Subtrees.Tiny.Read(r);
                     value = case0;
                     break;
                 }
@@ -1046,9 +1330,9 @@ namespace Wiregen.Protocols.Subtrees
             return value;
         }
 
-        public sealed class Small : BitsMore
+        public sealed class Tiny : BitsMore
         {
-            public global::Wiregen.Protocols.Subtrees.Small Value;
+            public global::Wiregen.Protocols.Subtrees.Tiny Value;
 
             public override long WireTag { get { return 1L; } }
 
@@ -1061,7 +1345,7 @@ namespace Wiregen.Protocols.Subtrees
 
             public override void WriteJson(WireJson j)
             {
-                j.Open().Key("Small");
+                j.Open().Key("Tiny");
                 Value.WriteJson(j);
                 j.Close();
             }
@@ -1069,7 +1353,7 @@ namespace Wiregen.Protocols.Subtrees
 
         public sealed class Smalls : BitsMore
         {
-            public List<global::Wiregen.Protocols.Subtrees.Small> Value;
+            public List<Small> Value;
 
             public override long WireTag { get { return 2L; } }
 
@@ -1088,6 +1372,281 @@ namespace Wiregen.Protocols.Subtrees
                 j.CloseList();
                 j.Close();
             }
+        }
+    }
+
+    public sealed partial class Tail
+    {
+        public TailBody Body;
+
+        /// <summary>Decodes a whole message: its bytes must be exactly one Tail.</summary>
+        public static Tail Decode(byte[] buffer, int offset, int count)
+        {
+            var r = new WireReader(buffer, offset, count);
+            var value = Read(r);
+            r.Finish();
+            return value;
+        }
+
+        public static Tail Decode(byte[] buffer)
+        {
+            return Decode(buffer, 0, buffer.Length);
+        }
+
+        /// <summary>Decodes like <c>Decode</c>; false (and why) when the bytes do not decode.</summary>
+        public static bool TryDecode(byte[] buffer, int offset, int count, out Tail value, out DecodeException error)
+        {
+            try
+            {
+                value = Decode(buffer, offset, count);
+                error = null;
+                return true;
+            }
+            catch (DecodeException e)
+            {
+                value = null;
+                error = e;
+                return false;
+            }
+        }
+
+        /// <summary>Encodes the message, filling in every length, count, tag and constant.</summary>
+        public byte[] Encode()
+        {
+            var w = new WireWriter();
+            Write(w);
+            return w.ToArray();
+        }
+
+        /// <summary>Reads a value from where the reader is.</summary>
+        public static Tail Read(WireReader r)
+        {
+            byte kind = r.U8("kind");
+            TailBody body;
+            long tag1 = (long)kind;
+            try
+            {
+                body = TailBody.Read(r, tag1);
+            }
+            catch (DecodeException e) { throw e.Within("body"); }
+            return new Tail
+            {
+                Body = body,
+            };
+        }
+
+        /// <summary>Writes the value where the writer is.</summary>
+        public void Write(WireWriter w)
+        {
+            var body = Body;
+            byte kind = (byte)WireFit.Count(body.WireTag, 255UL, "kind");
+            w.U8((byte)kind);
+            if (!body.Accepts(body.WireTag))
+            {
+                throw new EncodeException("body", "the variant is not the case of its tag, " + body.WireTag);
+            }
+            try
+            {
+                body.Write(w);
+            }
+            catch (EncodeException e) { throw e.Within("body"); }
+        }
+
+        /// <summary>The value as JSON, in the shape of the crate's serde and wirecat.</summary>
+        public void WriteJson(WireJson j)
+        {
+            j.Open();
+            j.Key("body");
+            Body.WriteJson(j);
+            j.Close();
+        }
+
+        public override string ToString()
+        {
+            var j = new WireJson();
+            WriteJson(j);
+            return j.ToString();
+        }
+    }
+
+    public abstract class TailBody
+    {
+        public abstract void WriteJson(WireJson j);
+
+        /// <summary>Writes the variant's value (its tag is written by its holder).</summary>
+        public abstract void Write(WireWriter w);
+
+        /// <summary>Whether this variant is the one a tag of this value selects.</summary>
+        public abstract bool Accepts(long tag);
+
+        /// <summary>The tag this variant is sent with.</summary>
+        public abstract long WireTag { get; }
+
+        public override string ToString()
+        {
+            var j = new WireJson();
+            WriteJson(j);
+            return j.ToString();
+        }
+
+        /// <summary>Reads the variant <paramref name="tag"/> selects.</summary>
+        public static TailBody Read(WireReader r, long tag)
+        {
+            TailBody value;
+            switch (tag)
+            {
+                case 1L:
+                {
+                    var case0 = new TailBody.Named();
+                    case0.Value = global::Wiregen.Protocols.Subtrees.Named.Read(r);
+                    value = case0;
+                    break;
+                }
+                case 2L:
+                {
+                    var case1 = new TailBody.Many();
+                    case1.Value = new List<global::Wiregen.Protocols.Subtrees.Named>();
+                    while (r.Remaining > 0)
+                    {
+                        case1.Value.Add(global::Wiregen.Protocols.Subtrees.Named.Read(r));
+                    }
+                    value = case1;
+                    break;
+                }
+                default:
+                {
+                    throw r.Error("", r.BitPosition, "no case for tag " + tag);
+                }
+            }
+            return value;
+        }
+
+        public sealed class Named : TailBody
+        {
+            public global::Wiregen.Protocols.Subtrees.Named Value;
+
+            public override long WireTag { get { return 1L; } }
+
+            public override void Write(WireWriter w)
+            {
+                Value.Write(w);
+            }
+
+            public override bool Accepts(long tag) { return tag == 1L; }
+
+            public override void WriteJson(WireJson j)
+            {
+                j.Open().Key("Named");
+                Value.WriteJson(j);
+                j.Close();
+            }
+        }
+
+        public sealed class Many : TailBody
+        {
+            public List<global::Wiregen.Protocols.Subtrees.Named> Value;
+
+            public override long WireTag { get { return 2L; } }
+
+            public override void Write(WireWriter w)
+            {
+                foreach (var item in Value) item.Write(w);
+            }
+
+            public override bool Accepts(long tag) { return tag == 2L; }
+
+            public override void WriteJson(WireJson j)
+            {
+                j.Open().Key("Many");
+                j.OpenList();
+                foreach (var item in Value) item.WriteJson(j);
+                j.CloseList();
+                j.Close();
+            }
+        }
+    }
+
+    public sealed partial class Tiny
+    {
+        public byte B;
+        public byte C;
+
+        /// <summary>Decodes a whole message: its bytes must be exactly one Tiny.</summary>
+        public static Tiny Decode(byte[] buffer, int offset, int count)
+        {
+            var r = new WireReader(buffer, offset, count);
+            var value = Read(r);
+            r.FinishBits(false);
+            return value;
+        }
+
+        public static Tiny Decode(byte[] buffer)
+        {
+            return Decode(buffer, 0, buffer.Length);
+        }
+
+        /// <summary>Decodes like <c>Decode</c>; false (and why) when the bytes do not decode.</summary>
+        public static bool TryDecode(byte[] buffer, int offset, int count, out Tiny value, out DecodeException error)
+        {
+            try
+            {
+                value = Decode(buffer, offset, count);
+                error = null;
+                return true;
+            }
+            catch (DecodeException e)
+            {
+                value = null;
+                error = e;
+                return false;
+            }
+        }
+
+        /// <summary>Encodes the message, filling in every length, count, tag and constant.</summary>
+        public byte[] Encode()
+        {
+            var w = new WireWriter();
+            Write(w);
+            return w.ToArray();
+        }
+
+        /// <summary>Reads a value from where the reader is.</summary>
+        public static Tiny Read(WireReader r)
+        {
+            byte b = (byte)r.Bits(4, false, "b");
+            byte c = (byte)r.Bits(4, false, "c");
+            return new Tiny
+            {
+                B = b,
+                C = c,
+            };
+        }
+
+        /// <summary>Writes the value where the writer is.</summary>
+        public void Write(WireWriter w)
+        {
+            var b = B;
+            var c = C;
+            w.Bits(WireFit.Unsigned((ulong)b, 15UL, "b"), 4, false);
+            w.Bits(WireFit.Unsigned((ulong)c, 15UL, "c"), 4, false);
+        }
+
+        /// <summary>The value as JSON, in the shape of the crate's serde and wirecat.</summary>
+        public void WriteJson(WireJson j)
+        {
+            j.Open();
+            j.Key("b");
+            j.Num((ulong)B);
+            j.Key("c");
+            j.Num((ulong)C);
+            j.Close();
+        }
+
+        public override string ToString()
+        {
+            var j = new WireJson();
+            WriteJson(j);
+            return j.ToString();
         }
     }
 

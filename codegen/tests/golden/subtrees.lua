@@ -116,6 +116,10 @@ VS.CASE_Packet_kind = {
   [1] = "Point",
   [2] = "Named",
 }
+VS.CASE_Packet_kind2 = {
+  [1] = "Named",
+  [2] = "Many",
+}
 VS.CASE_Packet_tag = {
   [0] = "P0",
   [1] = "P1",
@@ -128,8 +132,12 @@ VS.CASE_Packet_tag = {
   [8] = "Pairs",
 }
 VS.CASE_Bits_mode = {
-  [1] = "Small",
+  [1] = "Tiny",
   [2] = "Smalls",
+}
+VS.CASE_Tail_kind = {
+  [1] = "Named",
+  [2] = "Many",
 }
 
 -- Fields, by filter name; each is registered in the order it is declared here.
@@ -144,6 +152,12 @@ F["subtrees.kind"] = ProtoField.uint8("subtrees.kind", "Kind", base.DEC, VS.CASE
 F["subtrees.sized.length"] = ProtoField.uint16("subtrees.sized.length", "Sized length", base.DEC, nil, nil, "Bytes of Sized")
 F["subtrees.sized"] = ProtoField.bytes("subtrees.sized", "Sized", base.NONE, "")
 F["subtrees.flags.length"] = ProtoField.uint8("subtrees.flags.length", "Flags length", base.DEC, nil, nil, "Bytes of Flags")
+F["subtrees.list.length"] = ProtoField.uint8("subtrees.list.length", "List count", base.DEC, nil, nil, "Number of List")
+F["subtrees.list_bytes"] = ProtoField.uint8("subtrees.list_bytes", "List bytes", base.DEC, nil, nil, "")
+F["subtrees.kind2"] = ProtoField.uint8("subtrees.kind2", "Kind2", base.DEC, VS.CASE_Packet_kind2, nil, "")
+F["subtrees.sized2.length"] = ProtoField.uint8("subtrees.sized2.length", "Sized2 length", base.DEC, nil, nil, "Bytes of Sized2")
+F["subtrees.sized2"] = ProtoField.bytes("subtrees.sized2", "Sized2", base.NONE, "")
+F["subtrees.tail_len"] = ProtoField.uint8("subtrees.tail_len", "Tail len", base.DEC, nil, nil, "")
 F["subtrees.tag"] = ProtoField.uint8("subtrees.tag", "Tag", base.DEC, VS.CASE_Packet_tag, nil, "")
 F["subtrees.point.x"] = ProtoField.int16("subtrees.point.x", "X", base.DEC, nil, nil, "")
 F["subtrees.point.y"] = ProtoField.int16("subtrees.point.y", "Y", base.DEC, nil, nil, "")
@@ -151,6 +165,9 @@ F["subtrees.pair.key"] = ProtoField.uint8("subtrees.pair.key", "Key", base.DEC, 
 F["subtrees.pair.value"] = ProtoField.uint16("subtrees.pair.value", "Value", base.DEC, nil, nil, "")
 F["subtrees.named.id"] = ProtoField.uint16("subtrees.named.id", "Id", base.DEC, nil, nil, "")
 F["subtrees.bits.mode"] = ProtoField.uint8("subtrees.bits.mode", "Mode", base.DEC, VS.CASE_Bits_mode, nil, "")
+F["subtrees.tail.kind"] = ProtoField.uint8("subtrees.tail.kind", "Kind", base.DEC, VS.CASE_Tail_kind, nil, "")
+F["subtrees.tiny.b"] = ProtoField.uint8("subtrees.tiny.b", "B", base.DEC, nil, nil, "")
+F["subtrees.tiny.c"] = ProtoField.uint8("subtrees.tiny.c", "C", base.DEC, nil, nil, "")
 F["subtrees.small.a"] = ProtoField.uint8("subtrees.small.a", "A", base.DEC, nil, nil, "")
 proto.fields = field_list
 
@@ -251,6 +268,23 @@ function dissect.Small(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
+function dissect.Tiny(tvb, pinfo, tree, offset, limit)
+  local item, val
+  -- b
+  if limit - offset < 4 then return truncated_bits(tree, tvb, offset, "b", 4, limit - offset) end
+  val = read_bits(tvb, offset, 4)
+  item = tree_add(tree, F["subtrees.tiny.b"], bit_range(tvb, offset, 4), val)
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 3)) end
+  offset = offset + 4
+  -- c
+  if limit - offset < 4 then return truncated_bits(tree, tvb, offset, "c", 4, limit - offset) end
+  val = read_bits(tvb, offset, 4)
+  item = tree_add(tree, F["subtrees.tiny.c"], bit_range(tvb, offset, 4), val)
+  if VISIBLE then tree_append_text(item, string.format(" [bits %d-%d]", offset, offset + 3)) end
+  offset = offset + 4
+  return offset
+end
+
 function dissect.Bits(tvb, pinfo, tree, offset, limit)
   local item, nxt, val
   local v = {}
@@ -264,23 +298,56 @@ function dissect.Bits(tvb, pinfo, tree, offset, limit)
   nxt = dissect.Small(tvb, pinfo, tree, offset, limit)
   if nxt == nil then return nil end
   offset = nxt
+  nxt = dissect.Tiny(tvb, pinfo, tree, offset, limit)
+  if nxt == nil then return nil end
+  offset = nxt
   -- more
   local tag_more = v.mode
   if tag_more == 1 then
-    nxt = dissect.Small(tvb, pinfo, tree, offset, limit)
+    nxt = dissect.Tiny(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
     offset = nxt
   elseif tag_more == 2 then
-    local arr_more = VISIBLE and tree_add(tree, tvb(floor(offset / 8), 0), "More: Smalls") or tree
-    local arr_start_more = floor(offset / 8)
+    local arr_more = tree
     while offset < limit - 7 do
       nxt = dissect.Small(tvb, pinfo, arr_more, offset, limit)
       if nxt == nil then return nil end
       offset = nxt
     end
-    if VISIBLE then tree_set_len(arr_more, ceil8(offset) - arr_start_more) end
   else
     tree_add_proto_expert_info(tree, E.invalid, fmt("more: no case for tag %d", tag_more))
+    return nil
+  end
+  return offset, v
+end
+
+function dissect.Tail(tvb, pinfo, tree, offset, limit)
+  local sub, nxt, val, range
+  local v = {}
+  -- kind
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
+  range = tvb(offset, 1)
+  tree_add(tree, F["subtrees.tail.kind"], range)
+  val = range_uint(range)
+  v.kind = val
+  offset = offset + 1
+  -- body
+  local tag_body = v.kind
+  if tag_body == 1 then
+    nxt = dissect.Named(tvb, pinfo, tree, offset, limit)
+    if nxt == nil then return nil end
+    offset = nxt
+  elseif tag_body == 2 then
+    local arr_body = tree
+    while offset < limit do
+      sub = VISIBLE and tree_add(arr_body, tvb(offset, 0), "Named") or arr_body
+      nxt = dissect.Named(tvb, pinfo, sub, offset, limit)
+      if nxt == nil then return nil end
+      if VISIBLE then tree_set_len(sub, nxt - offset) end
+      offset = nxt
+    end
+  else
+    tree_add_proto_expert_info(tree, E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -371,6 +438,90 @@ function dissect.Packet(tvb, pinfo, tree, offset, limit)
   if nxt == nil then return nil end
   nxt = ceil8(nxt)
   if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("flags: %d bytes left unread", offset + n - nxt)) end
+  offset = offset + n
+  nxt = dissect.Named(tvb, pinfo, tree, offset, limit)
+  if nxt == nil then return nil end
+  offset = nxt
+  -- list
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "list length", 1, limit - offset) end
+  tree_add(tree, F["subtrees.list.length"], tvb(offset, 1))
+  n = tvb(offset, 1):uint()
+  offset = offset + 1
+  if n < 0 then tree_add_proto_expert_info(tree, E.length, fmt("list: impossible count %d", n)) return nil end
+  local arr_list = tree
+  for _ = 1, n do
+    sub = VISIBLE and tree_add(arr_list, tvb(offset, limit - offset < 2 and limit - offset or 2), "List: Named") or arr_list
+    nxt = dissect.Named(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    offset = nxt
+  end
+  -- list_bytes
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "list_bytes", 1, limit - offset) end
+  range = tvb(offset, 1)
+  tree_add(tree, F["subtrees.list_bytes"], range)
+  val = range_uint(range)
+  v.list_bytes = val
+  offset = offset + 1
+  -- listed
+  n = v.list_bytes
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("list_bytes says %d bytes of listed, %d remain", n, limit - offset)) return nil end
+  local arr_listed, outer_limit_listed = tree, limit
+  limit = offset + n
+  while offset < limit do
+    sub = VISIBLE and tree_add(arr_listed, tvb(offset, limit - offset < 2 and limit - offset or 2), "Listed: Named") or arr_listed
+    nxt = dissect.Named(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    offset = nxt
+  end
+  limit = outer_limit_listed
+  -- kind2
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "kind2", 1, limit - offset) end
+  range = tvb(offset, 1)
+  tree_add(tree, F["subtrees.kind2"], range)
+  val = range_uint(range)
+  v.kind2 = val
+  offset = offset + 1
+  -- sized2
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "sized2 length", 1, limit - offset) end
+  tree_add(tree, F["subtrees.sized2.length"], tvb(offset, 1))
+  n = tvb(offset, 1):uint()
+  offset = offset + 1
+  if limit - offset < n then return truncated(tree, tvb, offset, "sized2", n, limit - offset) end
+  local tag_sized2 = v.kind2
+  if tag_sized2 == 1 then
+    nxt = dissect.Named(tvb, pinfo, tree, offset, offset + n)
+    if nxt == nil then tree_add_proto_expert_info(tree, E.length, fmt("sized2: %d bytes do not hold a Named; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then tree_add_proto_expert_info(tree, E.length, fmt("sized2: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_sized2 == 2 then
+    local arr_sized2 = tree
+    local stop_sized2 = offset + n
+    local at_sized2 = offset
+    while at_sized2 < stop_sized2 do
+      sub = VISIBLE and tree_add(arr_sized2, tvb(at_sized2, 0), "Named") or arr_sized2
+      nxt = dissect.Named(tvb, pinfo, sub, at_sized2, stop_sized2)
+      if nxt == nil then return nil end
+      if VISIBLE then tree_set_len(sub, nxt - at_sized2) end
+      at_sized2 = nxt
+    end
+  else
+    item = tree_add(tree, F["subtrees.sized2"], tvb(offset, n))
+    if n == 0 then tree_set_text(item, "Sized2: <empty>") end
+  end
+  offset = offset + n
+  -- tail_len
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "tail_len", 1, limit - offset) end
+  range = tvb(offset, 1)
+  tree_add(tree, F["subtrees.tail_len"], range)
+  val = range_uint(range)
+  v.tail_len = val
+  offset = offset + 1
+  -- tail
+  n = v.tail_len
+  if limit - offset < n then tree_add_proto_expert_info(tree, E.length, fmt("tail_len says %d bytes of tail, %d remain", n, limit - offset)) return nil end
+  sub = VISIBLE and tree_add(tree, tvb(offset, n), "Tail: Tail") or tree
+  nxt = dissect.Tail(tvb, pinfo, sub, offset, offset + n)
+  if nxt == nil then return nil end
+  if nxt < offset + n then tree_add_proto_expert_info(sub, E.length, fmt("tail: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- tag
   if limit - offset < 1 then return truncated(tree, tvb, offset, "tag", 1, limit - offset) end

@@ -10,11 +10,12 @@ use wiregen_runtime::{
 
 // Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
 wiregen_runtime::types! {
-    Packet<'_>, Point, Pair, Named, Bits, Small,
+    Packet<'_>, Point, Pair, Named, Bits, Tail, Tiny, Small,
 }
 
 /// Filled in by the encoder: `boxed_len` (the byte length of `boxed`), `kind` (the kind of
-/// `sized`), `tag` (the kind of `value`).
+/// `sized`), `list_bytes` (the byte length of `listed`), `kind2` (the kind of `sized2`),
+/// `tail_len` (the byte length of `tail`), `tag` (the kind of `value`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(
     feature = "serde",
@@ -27,6 +28,11 @@ pub struct Packet<'a> {
     pub pairs: Vec<Pair>,
     pub sized: PacketSized<'a>,
     pub flags: Bits,
+    pub plain: Named,
+    pub list: Vec<Named>,
+    pub listed: Vec<Named>,
+    pub sized2: PacketSized2<'a>,
+    pub tail: Tail,
     pub value: PacketValue,
 }
 
@@ -40,6 +46,11 @@ impl IntoOwned for Packet<'_> {
             pairs: self.pairs,
             sized: IntoOwned::into_owned(self.sized),
             flags: self.flags,
+            plain: self.plain,
+            list: self.list,
+            listed: self.listed,
+            sized2: IntoOwned::into_owned(self.sized2),
+            tail: self.tail,
             value: self.value,
         }
     }
@@ -91,6 +102,59 @@ impl IntoOwned for PacketSized<'_> {
             Self::Other { kind, data } => {
                 PacketSized::Other {
                     kind,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum PacketSized2<'a> {
+    Named(Named),
+    Many(Vec<Named>),
+    /// Any other tag value: the data is kept as bytes.
+    Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
+        kind2: u8,
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
+        data: Cow<'a, [u8]>,
+    },
+}
+
+impl<'a> PacketSized2<'a> {
+    /// The `kind2` this variant is sent with.
+    pub fn kind2(&self) -> u8 {
+        match self {
+            Self::Named(_) => 1,
+            Self::Many(_) => 2,
+            Self::Other { kind2, .. } => *kind2,
+        }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(u: &mut arbitrary::Unstructured) -> arbitrary::Result<u8> {
+        wiregen_runtime::arbitrary_support::other(u, 255, &[(1, 1), (2, 2)])
+    }
+}
+
+impl IntoOwned for PacketSized2<'_> {
+    type Owned = PacketSized2<'static>;
+    fn into_owned(self) -> PacketSized2<'static> {
+        match self {
+            Self::Named(value) => PacketSized2::Named(value),
+            Self::Many(value) => PacketSized2::Many(value),
+            Self::Other { kind2, data } => {
+                PacketSized2::Other {
+                    kind2,
                     data: IntoOwned::into_owned(data),
                 }
             }
@@ -202,6 +266,71 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.unlimit(saved, "flags")?;
             v
         };
+        let plain = Named::read(r).within("plain")?;
+        let list = {
+            let n = {
+                let at = r.pos();
+                let v = u8::from_be_bytes(r.array::<1usize>("list")?);
+                r.note("subtrees.list.length", at, Value::U(v as u64));
+                r.length(v, "list")?
+            };
+            let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
+            for _ in 0..n {
+                v.push(Named::read(r).within("list")?);
+            }
+            v
+        };
+        let list_bytes = r.be::<u8>("list_bytes", "subtrees.list_bytes")?;
+        let listed = {
+            let n = r.length(list_bytes, "listed")?;
+            let saved = r.limit(n, "listed")?;
+            let mut v = Vec::with_capacity(r.remaining() / 2);
+            while r.remaining() > 0 {
+                v.push(Named::read(r).within("listed")?);
+            }
+            r.unlimit(saved, "listed")?;
+            v
+        };
+        let kind2 = r.be::<u8>("kind2", "subtrees.kind2")?;
+        let sized2 = {
+            let n = {
+                let at = r.pos();
+                let v = u8::from_be_bytes(r.array::<1usize>("sized2")?);
+                r.note("subtrees.sized2.length", at, Value::U(v as u64));
+                r.length(v, "sized2")?
+            };
+            let saved = r.limit(n, "sized2")?;
+            let v = match kind2 {
+                1 => PacketSized2::Named(r.read("sized2")?),
+                2 => {
+                    PacketSized2::Many({
+                        let mut v = Vec::new();
+                        while r.remaining() > 0 {
+                            v.push(Named::read(r).within("sized2")?);
+                        }
+                        v
+                    })
+                }
+                _ => {
+                    PacketSized2::Other {
+                        kind2,
+                        data: Cow::Borrowed(
+                            r.bytes_field(r.remaining(), "sized2", "subtrees.sized2")?,
+                        ),
+                    }
+                }
+            };
+            r.unlimit(saved, "sized2")?;
+            v
+        };
+        let tail_len = r.be::<u8>("tail_len", "subtrees.tail_len")?;
+        let tail = {
+            let n = r.length(tail_len, "tail")?;
+            let saved = r.limit(n, "tail")?;
+            let v = Tail::read(r).within("tail")?;
+            r.unlimit(saved, "tail")?;
+            v
+        };
         let tag = r.be::<u8>("tag", "subtrees.tag")?;
         let value = match tag {
             0 => PacketValue::P0(r.read("value")?),
@@ -240,6 +369,11 @@ impl<'a> Codec<'a> for Packet<'a> {
             pairs,
             sized,
             flags,
+            plain,
+            list,
+            listed,
+            sized2,
+            tail,
             value,
         })
     }
@@ -287,6 +421,53 @@ impl<'a> Codec<'a> for Packet<'a> {
         }
         let value = fit((w.len() - len_at - 1) as u64, 255, "flags")?;
         w.patch(len_at, &(value as u8).to_be_bytes());
+        self.plain.write(w).within("plain")?;
+        let n = fit(self.list.len() as u64, 255, "list")? as u8;
+        w.put(&n.to_be_bytes());
+        for item in self.list.iter() {
+            item.write(w).within("list")?;
+        }
+        let list_bytes_at = w.len();
+        w.put(&[0u8; 1]);
+        let listed_at = w.len();
+        for item in self.listed.iter() {
+            item.write(w).within("listed")?;
+        }
+        let value_ = fit((w.len() - listed_at) as u64, 255, "list_bytes")?;
+        w.patch(list_bytes_at, &(value_ as u8).to_be_bytes());
+        let kind2 = self.sized2.kind2();
+        w.put(&kind2.to_be_bytes());
+        let len_at = w.len();
+        w.put(&[0u8; 1]);
+        match &self.sized2 {
+            PacketSized2::Named(value) => value.write(w).within("sized2")?,
+            PacketSized2::Many(value) => {
+                for item in value.iter() {
+                    item.write(w).within("sized2")?;
+                }
+            }
+            PacketSized2::Other { kind2, data, .. } => {
+                if let 1..=2 = *kind2 {
+                    return Err(
+                        EncodeError::new(
+                            "sized2",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: *kind2 as u64,
+                            },
+                        ),
+                    );
+                }
+                w.put(data);
+            }
+        }
+        let value = fit((w.len() - len_at - 1) as u64, 255, "sized2")?;
+        w.patch(len_at, &(value as u8).to_be_bytes());
+        let tail_len_at = w.len();
+        w.put(&[0u8; 1]);
+        let tail_at = w.len();
+        self.tail.write(w).within("tail")?;
+        let value_ = fit((w.len() - tail_at) as u64, 255, "tail_len")?;
+        w.patch(tail_len_at, &(value_ as u8).to_be_bytes());
         let tag = self.value.tag();
         w.put(&tag.to_be_bytes());
         match &self.value {
@@ -398,6 +579,7 @@ impl<'a> Codec<'a> for Named {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Bits {
     pub small: Small,
+    pub tiny: Tiny,
     pub more: BitsMore,
 }
 
@@ -408,7 +590,7 @@ pub struct Bits {
 )]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum BitsMore {
-    Small(Small),
+    Tiny(Tiny),
     Smalls(Vec<Small>),
 }
 
@@ -416,7 +598,7 @@ impl BitsMore {
     /// The `mode` this variant is sent with.
     pub fn mode(&self) -> u8 {
         match self {
-            Self::Small(_) => 1,
+            Self::Tiny(_) => 1,
             Self::Smalls(_) => 2,
         }
     }
@@ -435,8 +617,9 @@ impl<'a> Codec<'a> for Bits {
             v
         };
         let small = Small::read(r).within("small")?;
+        let tiny = Tiny::read(r).within("tiny")?;
         let more = match mode {
-            1 => BitsMore::Small(Small::read(r).within("more")?),
+            1 => BitsMore::Tiny(Tiny::read(r).within("more")?),
             2 => {
                 BitsMore::Smalls({
                     let mut v = Vec::new();
@@ -459,21 +642,150 @@ impl<'a> Codec<'a> for Bits {
                 );
             }
         };
-        Ok(Self { small, more })
+        Ok(Self { small, tiny, more })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let mode = self.more.mode();
         let raw = fit(mode as u64, 7, "mode")?;
         w.bits(raw, 3u32);
         self.small.write(w).within("small")?;
+        self.tiny.write(w).within("tiny")?;
         match &self.more {
-            BitsMore::Small(value) => value.write(w).within("more")?,
+            BitsMore::Tiny(value) => value.write(w).within("more")?,
             BitsMore::Smalls(value) => {
                 for item in value.iter() {
                     item.write(w).within("more")?;
                 }
             }
         }
+        Ok(())
+    }
+}
+
+/// Filled in by the encoder: `kind` (the kind of `body`).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Tail {
+    pub body: TailBody,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum TailBody {
+    Named(Named),
+    Many(Vec<Named>),
+}
+
+impl TailBody {
+    /// The `kind` this variant is sent with.
+    pub fn kind(&self) -> u8 {
+        match self {
+            Self::Named(_) => 1,
+            Self::Many(_) => 2,
+        }
+    }
+}
+
+impl<'a> Codec<'a> for Tail {
+    const NAME: &'static str = "Tail";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    wiregen_runtime::encoding_size_hint!();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let kind = r.be::<u8>("kind", "subtrees.tail.kind")?;
+        let body = match kind {
+            1 => TailBody::Named(r.read("body")?),
+            2 => {
+                TailBody::Many({
+                    let mut v = Vec::new();
+                    while r.remaining() > 0 {
+                        v.push(Named::read(r).within("body")?);
+                    }
+                    v
+                })
+            }
+            other => {
+                return Err(
+                    r
+                        .error(
+                            "body",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
+            }
+        };
+        Ok(Self { body })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        let kind = self.body.kind();
+        w.put(&kind.to_be_bytes());
+        match &self.body {
+            TailBody::Named(value) => value.write(w).within("body")?,
+            TailBody::Many(value) => {
+                for item in value.iter() {
+                    item.write(w).within("body")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, wiregen_runtime::SerdeShape)
+)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Tiny {
+    #[cfg_attr(
+        feature = "arbitrary",
+        arbitrary(with = wiregen_runtime::arbitrary_support::unsigned::<u8, 4>)
+    )]
+    pub b: u8,
+    #[cfg_attr(
+        feature = "arbitrary",
+        arbitrary(with = wiregen_runtime::arbitrary_support::unsigned::<u8, 4>)
+    )]
+    pub c: u8,
+}
+
+impl<'a> Codec<'a> for Tiny {
+    const NAME: &'static str = "Tiny";
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
+    type Writer<'o> = BitWriter<'o>;
+    wiregen_runtime::encoding_size_hint!();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
+        let b = {
+            let at = r.pos();
+            let v = r.bits(4u32, "b")? as u8;
+            r.note("subtrees.tiny.b", at, Value::U(v as u64));
+            v
+        };
+        let c = {
+            let at = r.pos();
+            let v = r.bits(4u32, "c")? as u8;
+            r.note("subtrees.tiny.c", at, Value::U(v as u64));
+            v
+        };
+        Ok(Self { b, c })
+    }
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
+        let raw = fit(self.b as u64, 15, "b")?;
+        w.bits(raw, 4u32);
+        let raw = fit(self.c as u64, 15, "c")?;
+        w.bits(raw, 4u32);
         Ok(())
     }
 }
@@ -543,6 +855,8 @@ impl wiregen_runtime::Protocol for Protocol {
         visitor.visit::<Pair>();
         visitor.visit::<Named>();
         visitor.visit::<Bits>();
+        visitor.visit::<Tail>();
+        visitor.visit::<Tiny>();
         visitor.visit::<Small>();
     }
 }
@@ -555,6 +869,8 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<Pair>();
         visitor.visit::<Named>();
         visitor.visit::<Bits>();
+        visitor.visit::<Tail>();
+        visitor.visit::<Tiny>();
         visitor.visit::<Small>();
     }
     fn serialize_datagram<S: serde::Serializer>(

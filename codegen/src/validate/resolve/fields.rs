@@ -33,6 +33,7 @@ pub(crate) fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         compression: None,
         filter: None,
         display: None,
+        subtree: None,
     }
 }
 
@@ -121,6 +122,7 @@ impl<'f> Resolver<'f> {
             warnings,
             select,
             packed: f.packed,
+            subtree: f.subtree.unwrap_or(true),
             padding,
             implied,
             group: None,

@@ -339,10 +339,14 @@ impl<'p> Dissect<'p> {
         c.line(format!("local tag_{name} = {tag}"));
         state_tag_check(c, u, &name, tree);
         let inline = shown::case_inline(p, sid, fi, u);
+        let field_subtree = p.structs[sid].fields[fi].subtree;
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
-            // Shown inline, or a type shown without a subtree (`subtree: false`): in `tree`.
+            // Shown inline, or without a subtree (`subtree: false` on the type or the field): in
+            // `tree`.
             CaseBody::Struct(id)
-                if (inline && variant != u.default_variant) || !p.structs[id].subtree =>
+                if (inline && variant != u.default_variant)
+                    || !p.structs[id].subtree
+                    || !field_subtree =>
             {
                 call_struct_or(p, c, id, (tree, "offset", "limit"), target, None);
                 c.line("offset = nxt");
@@ -358,7 +362,11 @@ impl<'p> Dissect<'p> {
             // Values to the end of the datagram (or of the enclosing length).
             CaseBody::Array(id) => {
                 let label = format!("\"{}: {variant}\"", naming::label(&name));
-                let arr = shown::subtree(tree, "tvb(offset, limit - offset)", &label);
+                let arr = if field_subtree {
+                    shown::subtree(tree, "tvb(offset, limit - offset)", &label)
+                } else {
+                    tree.to_string()
+                };
                 c.line(format!("local arr_{name} = {arr}"));
                 c.open("while offset < limit do");
                 let element = format!("\"{}\"", p.structs[id].name);
@@ -421,9 +429,13 @@ impl<'p> Dissect<'p> {
                 ));
             } else {
                 let inline = shown::case_inline(p, sid, fi, u);
+                let field_subtree = p.structs[sid].fields[fi].subtree;
                 let body = |c: &mut Code, b: CaseBody, variant: &str| {
-                    let inline = inline && variant != u.default_variant;
-                    case_body(p, c, &name, (b, variant), (abbrev, tree, target), inline)
+                    let how = Shown {
+                        inline: inline && variant != u.default_variant,
+                        subtree: field_subtree,
+                    };
+                    case_body(p, c, &name, (b, variant), (abbrev, tree, target), how)
                 };
                 let chain = Chain::new(p, &self.tables, sid, &name);
                 case_chain(c, &chain, u, &name, &body, &|c: &mut Code| {
@@ -435,13 +447,17 @@ impl<'p> Dissect<'p> {
         match (&unless, u.default) {
             (Some(cond), Some(b)) => {
                 c.open(format!("if {cond} then"));
+                let how = Shown {
+                    inline: false,
+                    subtree: p.structs[sid].fields[fi].subtree,
+                };
                 case_body(
                     p,
                     c,
                     &name,
                     (b, &u.default_variant),
                     (abbrev, tree, target),
-                    false,
+                    how,
                 );
                 c.depth -= 1;
                 c.open("else");
@@ -470,19 +486,28 @@ fn no_case(c: &mut Code, name: &str, tree: &str) {
     ));
 }
 
+/// How a case of a sized switch is shown: `inline` (see [`shown::case_inline`]), and whether the
+/// switch field makes subtrees at all (`subtree: false` on it leaves out its cases' and its
+/// arrays' subtrees).
+#[derive(Clone, Copy)]
+struct Shown {
+    inline: bool,
+    subtree: bool,
+}
+
 /// One case of a switch with a length `n` at `offset`: its variant's fields (in `tree` when
-/// the switch shows its cases `inline`, see [`shown::case_inline`]), or its bytes.
+/// the case is shown without a subtree), or its bytes.
 fn case_body(
     p: &Protocol,
     c: &mut Code,
     name: &str,
     (b, variant): (CaseBody, &str),
     (abbrev, tree, target): (&str, &str, &str),
-    inline: bool,
+    how: Shown,
 ) {
     match b {
         CaseBody::Struct(id) => {
-            let sub = if inline || !p.structs[id].subtree {
+            let sub = if how.inline || !how.subtree || !p.structs[id].subtree {
                 tree
             } else {
                 let label = format!("\"{}: {variant}\"", naming::label(name));
@@ -510,7 +535,11 @@ fn case_body(
         // Values until the switch's length is read.
         CaseBody::Array(id) => {
             let label = format!("\"{}: {variant}\"", naming::label(name));
-            let arr = shown::subtree(tree, "tvb(offset, n)", &label);
+            let arr = if how.subtree {
+                shown::subtree(tree, "tvb(offset, n)", &label)
+            } else {
+                tree.to_string()
+            };
             c.line(format!("local arr_{name} = {arr}"));
             c.line(format!("local stop_{name} = offset + n"));
             c.line(format!("local at_{name} = offset"));
@@ -567,8 +596,11 @@ impl<'p> Dissect<'p> {
         c.start_function();
         let inline = shown::case_inline(p, sid, fi, u);
         let body = |c: &mut Code, b: CaseBody, variant: &str| {
-            let inline = inline && variant != u.default_variant;
-            case_body(p, c, name, (b, variant), (&abbrev, "tree", &target), inline)
+            let how = Shown {
+                inline: inline && variant != u.default_variant,
+                subtree: f.subtree,
+            };
+            case_body(p, c, name, (b, variant), (&abbrev, "tree", &target), how)
         };
         let chain = Chain::new(p, &self.tables, sid, name);
         case_chain(&mut c, &chain, u, name, &body, &|c: &mut Code| {

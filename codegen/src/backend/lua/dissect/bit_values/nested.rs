@@ -30,9 +30,10 @@ impl BitRead<'_> {
     /// A value of struct `id` that delimits itself, read by the function of the field's
     /// `filter:` use when it has one (its fields' filter names are the use's).
     pub(crate) fn nested(&self, c: &mut Code, p: &Protocol, id: StructId) {
-        let filter = p.structs[self.sid].fields[self.fi].filter.as_deref();
+        let field = &p.structs[self.sid].fields[self.fi];
         let s = &p.structs[id];
-        self.struct_in(c, &struct_fn_name(p, id, filter), &s.name, s.subtree);
+        let function = struct_fn_name(p, id, field.filter.as_deref());
+        self.struct_in(c, &function, &s.name, s.subtree && field.subtree);
     }
 }
 
@@ -53,18 +54,25 @@ impl<'p> Dissect<'p> {
         }
         let tag = self.i.exprs().tag_expr(&u.on);
         c.line(format!("local tag_{name} = {tag}"));
+        let field_subtree = p.structs[at.sid].fields[at.fi].subtree;
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
             CaseBody::Struct(id) => {
-                let shown_in_subtree = p.structs[id].subtree;
+                let shown_in_subtree = p.structs[id].subtree && field_subtree;
                 at.struct_in(c, &struct_fn_name(p, id, None), variant, shown_in_subtree)
             }
             // Values to the end, before the last byte's padding.
             CaseBody::Array(id) => {
                 let t = &p.structs[id].name;
                 let label = format!("\"{}: {variant}\"", naming::label(name));
-                let arr = shown::subtree(tree, "tvb(floor(offset / 8), 0)", &label);
+                let arr = if field_subtree {
+                    shown::subtree(tree, "tvb(floor(offset / 8), 0)", &label)
+                } else {
+                    tree.to_string()
+                };
                 c.line(format!("local arr_{name} = {arr}"));
-                c.line(format!("local arr_start_{name} = floor(offset / 8)"));
+                if field_subtree {
+                    c.line(format!("local arr_start_{name} = floor(offset / 8)"));
+                }
                 c.open("while offset < limit - 7 do");
                 let range = "tvb(floor(offset / 8), 0)";
                 let arr = format!("arr_{name}");
@@ -78,10 +86,12 @@ impl<'p> Dissect<'p> {
                 }
                 c.line("offset = nxt");
                 c.close("end");
-                c.line(shown::set_len(
-                    &format!("arr_{name}"),
-                    &format!("ceil8(offset) - arr_start_{name}"),
-                ));
+                if field_subtree {
+                    c.line(shown::set_len(
+                        &format!("arr_{name}"),
+                        &format!("ceil8(offset) - arr_start_{name}"),
+                    ));
+                }
                 keep(c, target, "{}");
             }
             CaseBody::Bytes => {

@@ -22,24 +22,7 @@ impl<'p> Dissect<'p> {
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
         if f.packed {
-            {
-                // Bools 8 per byte, lowest bit first.
-                let label = naming::label(name);
-                self.length(c, at, count, true)?;
-                c.line("local packed = floor((n + 7) / 8)");
-                c.line(format!("if limit - offset < packed then return truncated({tree}, tvb, offset, \"{name}\", packed, limit - offset) end"));
-                c.line(format!("local arr_{name} = {tree}:add(tvb(offset, packed), string.format(\"{label} (%d)\", n))"));
-                keep(c, target, "{}");
-                c.open("for i = 0, n - 1 do");
-                c.line("range = tvb(offset + floor(i / 8), 1)");
-                c.line("val = floor(range:uint() / 2 ^ (i % 8)) % 2 == 1");
-                c.line(format!("arr_{name}:add(F[\"{abbrev}\"], range, val)"));
-                if !target.is_empty() {
-                    c.line(format!("{target}[i + 1] = val"));
-                }
-                c.close("end");
-                c.line("offset = offset + packed");
-            }
+            return self.value_packed_bools(c, at, count);
         } else {
             {
                 let label = naming::label(name);
@@ -64,7 +47,16 @@ impl<'p> Dissect<'p> {
                 let s = &self.i.p.structs[sid];
                 let limit_read_after = fi + 1 < s.fields.len() || s.padding.any();
                 let quoted = format!("\"{label}\"");
-                let (range, label_expr, locals, values) = if in_bytes {
+                // `subtree: false` on the field: no list, the elements in the field's tree.
+                let list = f.subtree;
+                let (range, label_expr, locals, values) = if !list {
+                    let (locals, values) = if in_bytes && limit_read_after {
+                        (format!("{arr}, outer_limit_{name}"), "limit")
+                    } else {
+                        (arr.clone(), "")
+                    };
+                    ("", String::new(), locals, values)
+                } else if in_bytes {
                     let (locals, values) = if limit_read_after {
                         (format!("{arr}, {count_of}, outer_limit_{name}"), "0, limit")
                     } else {
@@ -84,8 +76,14 @@ impl<'p> Dissect<'p> {
                     let locals = format!("{arr}, {arr_start}");
                     ("tvb(offset, 0)", counted_label, locals, "offset")
                 };
-                let item = shown::subtree(tree, range, &label_expr);
-                c.line(format!("local {locals} = {item}, {values}"));
+                if list {
+                    let item = shown::subtree(tree, range, &label_expr);
+                    c.line(format!("local {locals} = {item}, {values}"));
+                } else if values.is_empty() {
+                    c.line(format!("local {locals} = {tree}"));
+                } else {
+                    c.line(format!("local {locals} = {tree}, {values}"));
+                }
                 if in_bytes {
                     c.line("limit = offset + n");
                 }
@@ -94,7 +92,7 @@ impl<'p> Dissect<'p> {
                 } else {
                     "for _ = 1, n do"
                 });
-                if counted {
+                if counted && list {
                     c.line(format!("{count_of} = {count_of} + 1"));
                 }
                 let item_target = item_of(target);
@@ -129,10 +127,10 @@ impl<'p> Dissect<'p> {
                 c.close("end");
                 if in_bytes && limit_read_after {
                     c.line(format!("limit = outer_limit_{name}"));
-                } else if !open_ended && !in_bytes {
+                } else if !open_ended && !in_bytes && list {
                     c.line(shown::set_len(&arr, &format!("offset - {arr_start}")));
                 }
-                if counted {
+                if counted && list {
                     c.line(shown::append_text(
                         &arr,
                         &format!("string.format(\" (%d)\", {count_of})"),
@@ -140,6 +138,39 @@ impl<'p> Dissect<'p> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Bools packed 8 per byte, lowest bit first, in a list of their own.
+    fn value_packed_bools(
+        &mut self,
+        c: &mut Code,
+        at: Place<'_>,
+        count: &Len,
+    ) -> Result<(), Internal> {
+        let Place {
+            sid,
+            fi,
+            abbrev,
+            tree,
+            target,
+        } = at;
+        let name = &self.i.p.structs[sid].fields[fi].name;
+        let label = naming::label(name);
+        self.length(c, at, count, true)?;
+        c.line("local packed = floor((n + 7) / 8)");
+        c.line(format!("if limit - offset < packed then return truncated({tree}, tvb, offset, \"{name}\", packed, limit - offset) end"));
+        c.line(format!("local arr_{name} = {tree}:add(tvb(offset, packed), string.format(\"{label} (%d)\", n))"));
+        keep(c, target, "{}");
+        c.open("for i = 0, n - 1 do");
+        c.line("range = tvb(offset + floor(i / 8), 1)");
+        c.line("val = floor(range:uint() / 2 ^ (i % 8)) % 2 == 1");
+        c.line(format!("arr_{name}:add(F[\"{abbrev}\"], range, val)"));
+        if !target.is_empty() {
+            c.line(format!("{target}[i + 1] = val"));
+        }
+        c.close("end");
+        c.line("offset = offset + packed");
         Ok(())
     }
 }

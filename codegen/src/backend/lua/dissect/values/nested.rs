@@ -56,7 +56,9 @@ impl<'p> Dissect<'p> {
         } else {
             {
                 let t = &p.structs[id].name;
-                if !p.structs[id].subtree {
+                // (On an array field, `subtree: false` is about its list, not its elements.)
+                let field_subtree = f.subtree || matches!(f.ty, Ty::Array(..));
+                if !p.structs[id].subtree || !field_subtree {
                     return self.value_struct_flat(c, at, id, len);
                 }
                 let label = format!("{}: {t}", naming::label(name));
@@ -122,8 +124,8 @@ impl<'p> Dissect<'p> {
         Ok(())
     }
 
-    /// A value of a struct type shown without a subtree of its own (`subtree: false`): its
-    /// fields in `tree`, a length's unread bytes noted there.
+    /// A value of a struct type shown without a subtree of its own (`subtree: false` on the type
+    /// or the field): its fields in `tree`, a length's unread bytes noted there.
     fn value_struct_flat(
         &mut self,
         c: &mut Code,
