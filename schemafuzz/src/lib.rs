@@ -433,7 +433,11 @@ impl Gen {
         for (i, (name, fields)) in self.helpers.iter().enumerate() {
             // Every second helper type is shown without a subtree of its own (no draw from the
             // generator: a seed's other choices stay what they were).
-            let subtree = if i % 2 == 1 { "    subtree: false\n" } else { "" };
+            let subtree = if i % 2 == 1 {
+                "    subtree: false\n"
+            } else {
+                ""
+            };
             let _ = write!(out, "  {name}:\n{subtree}    fields:\n{fields}");
         }
         if framed_inside {

@@ -48,21 +48,6 @@ pub(crate) fn call_struct_or(
     call_struct_in(p, c, (id, None), ("tvb", tree, lo, hi), target, recover)
 }
 
-/// [`call_struct`] for a field whose value's fields have filter names of their own
-/// (`filter:`): that use's copy of the function.
-pub(crate) fn call_struct_as(
-    p: &Protocol,
-    c: &mut Code,
-    id: StructId,
-    filter: Option<&str>,
-    lo: &str,
-    hi: &str,
-    target: &str,
-) {
-    call_struct_in(p, c, (id, filter), ("tvb", "sub", lo, hi), target, None)
-}
-
-/// The name of the Lua function reading a value of struct `id` (for the fields of `filter`).
 /// The locals of a struct's checksum range bounds that are fields (`start_x`, `end_y`).
 fn bound_names(s: &Struct) -> Vec<String> {
     let (starts, ends) = crate::lower::analysis::checksum_bounds(&s.fields);
@@ -73,6 +58,7 @@ fn bound_names(s: &Struct) -> Vec<String> {
         .collect()
 }
 
+/// The name of the Lua function reading a value of struct `id` (for the fields of `filter`).
 pub(crate) fn struct_fn_name(p: &Protocol, id: StructId, filter: Option<&str>) -> String {
     match filter {
         Some(f) => format!("dissect.{}_as_{f}", p.structs[id].name),

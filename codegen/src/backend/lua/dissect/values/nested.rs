@@ -54,79 +54,16 @@ impl<'p> Dissect<'p> {
                 c.line("offset = offset + n");
             }
         } else {
-            {
-                let t = &p.structs[id].name;
-                // (On an array field, `subtree: false` is about its list, not its elements.)
-                let field_subtree = f.subtree || matches!(f.ty, Ty::Array(..));
-                if !p.structs[id].subtree || !field_subtree {
-                    return self.value_struct_flat(c, at, id, len);
-                }
-                let label = format!("{}: {t}", naming::label(name));
-                match len {
-                    None | Some(Len::Natural) => match self.i.l.structs[id].fixed_size {
-                        // Its size is known: the subtree gets it at once (one C call, no
-                        // set_len), cut to the bytes left when the value is truncated.
-                        Some(k) if k > 0 => {
-                            let range = format!(
-                                "tvb(offset, limit - offset < {k} and limit - offset or {k})"
-                            );
-                            let sub = shown::subtree(tree, &range, &format!("\"{label}\""));
-                            c.line(format!("sub = {sub}"));
-                            call_struct_as(
-                                p,
-                                c,
-                                id,
-                                f.filter.as_deref(),
-                                "offset",
-                                "limit",
-                                target,
-                            );
-                            c.line("offset = nxt");
-                        }
-                        _ => {
-                            let sub =
-                                shown::subtree(tree, "tvb(offset, 0)", &format!("\"{label}\""));
-                            c.line(format!("sub = {sub}"));
-                            call_struct_as(
-                                p,
-                                c,
-                                id,
-                                f.filter.as_deref(),
-                                "offset",
-                                "limit",
-                                target,
-                            );
-                            c.line(shown::set_len("sub", "nxt - offset"));
-                            c.line("offset = nxt");
-                        }
-                    },
-                    Some(len) => {
-                        self.length(c, at, len, false)?;
-                        let sub = shown::subtree(tree, "tvb(offset, n)", &format!("\"{label}\""));
-                        c.line(format!("sub = {sub}"));
-                        call_struct_as(
-                            p,
-                            c,
-                            id,
-                            f.filter.as_deref(),
-                            "offset",
-                            "offset + n",
-                            target,
-                        );
-                        c.line(format!(
-                            "if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
-                        ));
-                        c.line("offset = offset + n");
-                    }
-                }
-            }
+            self.value_struct_plain(c, at, id, len)?;
         }
         Ok(())
     }
 
-    /// A value of a struct type shown without a subtree of its own (`subtree: false` on the type
-    /// or the field): its fields in `tree`, a length's unread bytes noted there.
-    fn value_struct_flat(
+    /// A value of struct type `id` that is not compressed: in a subtree labelled with the field
+    /// and the type, or in `tree` itself when the type or the field says `subtree: false` (on an
+    /// array field that is about its list, not its elements); a length's unread bytes are
+    /// noted in whichever holds it.
+    fn value_struct_plain(
         &mut self,
         c: &mut Code,
         at: Place<'_>,
@@ -136,24 +73,51 @@ impl<'p> Dissect<'p> {
         let (p, tree, target) = (self.i.p, at.tree, at.target);
         let f = &p.structs[at.sid].fields[at.fi];
         let use_ = (id, f.filter.as_deref());
+        let field_subtree = f.subtree || matches!(f.ty, Ty::Array(..));
+        let in_subtree = p.structs[id].subtree && field_subtree;
+        let label = format!("\"{}: {}\"", naming::label(&f.name), p.structs[id].name);
+        // The subtree over `range` (in `sub`), or `tree` when there is none.
+        let holder = |c: &mut Code, range: &str| {
+            if in_subtree {
+                c.line(format!("sub = {}", shown::subtree(tree, range, &label)));
+                "sub"
+            } else {
+                tree
+            }
+        };
         match len {
             None | Some(Len::Natural) => {
-                structs::call_struct_in(p, c, use_, ("tvb", tree, "offset", "limit"), target, None);
-                c.line("offset = nxt");
-            }
-            Some(len) => {
-                self.length(c, at, len, false)?;
+                // A size known at once gives the subtree its length in the same C call (cut to
+                // the bytes left when the value is truncated): no set_len.
+                let fixed = self.i.l.structs[id].fixed_size.filter(|&k| k > 0);
+                let range = match fixed {
+                    Some(k) => {
+                        format!("tvb(offset, limit - offset < {k} and limit - offset or {k})")
+                    }
+                    None => "tvb(offset, 0)".to_string(),
+                };
+                let holder = holder(c, &range);
                 structs::call_struct_in(
                     p,
                     c,
                     use_,
-                    ("tvb", tree, "offset", "offset + n"),
+                    ("tvb", holder, "offset", "limit"),
                     target,
                     None,
                 );
+                if holder == "sub" && fixed.is_none() {
+                    c.line(shown::set_len("sub", "nxt - offset"));
+                }
+                c.line("offset = nxt");
+            }
+            Some(len) => {
+                self.length(c, at, len, false)?;
+                let holder = holder(c, "tvb(offset, n)");
+                let hi = "offset + n";
+                structs::call_struct_in(p, c, use_, ("tvb", holder, "offset", hi), target, None);
                 let name = &f.name;
                 c.line(format!(
-                    "if nxt < offset + n then {tree}:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
+                    "if nxt < offset + n then {holder}:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
                 ));
                 c.line("offset = offset + n");
             }
