@@ -343,3 +343,44 @@ types:
         ["PacketMike.Body", "PacketOscar.Tag1", "PacketPapa.Tag1"]
     );
 }
+
+/// `subtree: false` where the dissector makes no subtree to leave out is said (W0005), at the
+/// key: on the root, on a field of one line, on bools packed 8 a byte and on a compressed value;
+/// on a struct field, an array or a switch it is taken without a word.
+#[test]
+fn a_subtree_left_out_where_there_is_none_is_a_warning() {
+    let src = r#"protocol:
+  name: demo
+  title: Demo
+  root: Packet
+types:
+  Packet:
+    subtree: false
+    fields:
+      - { name: a, type: u8, subtree: false }
+      - { name: n, type: u8 }
+      - { name: bits, type: "bool[]", count: n, packed: true, subtree: false }
+      - { name: inner, type: Inner, subtree: false }
+      - { name: list, type: "Inner[]", prefix: u8, subtree: false }
+      - { name: packed, type: Inner, prefix: u16, compression: zlib, subtree: false }
+  Inner:
+    fields:
+      - { name: x, type: u8 }
+"#;
+    let p = validate::load("schema/demo.yaml", src).expect("warnings are no errors");
+    let warnings: Vec<String> = p.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        warnings,
+        [
+            "schema/demo.yaml:7:5: warning[W0005]: 'subtree: false' on 'Packet' changes nothing: \
+             the root is shown as the protocol's item (leave it out)",
+            "schema/demo.yaml:9:30: warning[W0005]: 'subtree: false' on 'a' changes nothing: its \
+             value is shown as one line (leave it out)",
+            "schema/demo.yaml:11:63: warning[W0005]: 'subtree: false' on 'bits' changes nothing: \
+             bools packed 8 a byte are one list over their bytes (leave it out)",
+            "schema/demo.yaml:14:70: warning[W0005]: 'subtree: false' on 'packed' changes \
+             nothing: a compressed value keeps its subtree: it says where the decompressed bytes \
+             are shown (leave it out)",
+        ]
+    );
+}

@@ -319,6 +319,7 @@ codes! {
     W0002 => "a switch case its tag field's 'valid' never allows",
     W0003 => "a switch case another switch on the same tag has no case for, and no default",
     W0004 => "a switch default another switch on the same tag leaves no value for",
+    W0005 => "'subtree: false' where the dissector makes no subtree to leave out",
 }
 
 impl Code {

@@ -7,12 +7,15 @@ mod dead_cases;
 mod filters;
 mod limits;
 mod names;
+mod subtrees;
 mod unread;
 mod wide_numbers;
 
 pub(crate) use self::{cycles::check_cycles, filters::check_filters, limits::limits};
 
-use self::{arrays::*, dead_cases::*, limits::*, names::*, unread::*, wide_numbers::*};
+use self::{
+    arrays::*, dead_cases::*, limits::*, names::*, subtrees::*, unread::*, wide_numbers::*,
+};
 use super::resolve::runs_to_end;
 use super::*;
 
@@ -27,4 +30,4 @@ pub(crate) const CHECKS: &[fn(&mut Report, &Protocol)] = &[
 
 /// What is legal but rarely meant: warnings over a resolved protocol.
 pub(crate) const WARNINGS: &[fn(&Report, &Protocol) -> Vec<Diagnostic>] =
-    &[unread_types, dead_cases];
+    &[unread_types, dead_cases, idle_subtrees];
