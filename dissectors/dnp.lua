@@ -1515,9 +1515,8 @@ function dissect.LinkUpdateLink(tvb, pinfo, tree, offset, limit)
   v.value_count = val
   offset = offset + 1
   -- values: Typed by the list the link's Link State announced.
-  local saved_values = {}
   local known_values = true
-  saved_values[1] = LISTS[1]
+  local saved_values_1 = LISTS[1]
   LISTS[1] = state_get(pinfo, 1, v.link_id)
   if LISTS[1] == nil then
     tree_add_proto_expert_info(tree, E.no_state, fmt("values: no link_types list was announced for %s earlier in this direction; the rest is shown as bytes", tostring(v.link_id)))
@@ -1538,7 +1537,7 @@ function dissect.LinkUpdateLink(tvb, pinfo, tree, offset, limit)
     offset = limit
     REST_TAKEN = true
   end
-  LISTS[1] = saved_values[1]
+  LISTS[1] = saved_values_1
   return offset, v
 end
 
@@ -2588,7 +2587,8 @@ end
 local function dissect_protected(tvb, pinfo, root)
   -- (The root's tree is the packet's: shown or not as it is.)
   VISIBLE = TREE_SHOWN
-  LISTS = {}
+  -- (A message that ended early may have left its lists selected.)
+  LISTS[1] = nil
   REST_TAKEN = false
   INFO_SUFFIX = ""
   CONVERSATION = nil

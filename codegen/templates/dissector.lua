@@ -575,7 +575,10 @@ local function dissect_protected(tvb, pinfo, root)
   VISIBLE = TREE_SHOWN
 {%- endif %}
 {%- if has_state %}
-  LISTS = {}
+  -- (A message that ended early may have left its lists selected.)
+{%- for t in 1..state_tables + 1 %}
+  LISTS[{{ t }}] = nil
+{%- endfor %}
   REST_TAKEN = false
 {%- endif %}
 {%- if has_joins %}

@@ -483,9 +483,8 @@ function dissect.Update(tvb, pinfo, tree, offset, limit)
   v.count = val
   offset = offset + 1
   -- values
-  local saved_values = {}
   local known_values = true
-  saved_values[1] = LISTS[1]
+  local saved_values_1 = LISTS[1]
   LISTS[1] = state_get(pinfo, 1, v.link)
   if LISTS[1] == nil then
     tree_add_proto_expert_info(tree, E.no_state, fmt("values: no kinds list was announced for %s earlier in this direction; the rest is shown as bytes", tostring(v.link)))
@@ -511,7 +510,7 @@ function dissect.Update(tvb, pinfo, tree, offset, limit)
     offset = limit
     REST_TAKEN = true
   end
-  LISTS[1] = saved_values[1]
+  LISTS[1] = saved_values_1
   return offset, v
 end
 
@@ -645,7 +644,8 @@ end
 local function dissect_protected(tvb, pinfo, root)
   -- (The root's tree is the packet's: shown or not as it is.)
   VISIBLE = TREE_SHOWN
-  LISTS = {}
+  -- (A message that ended early may have left its lists selected.)
+  LISTS[1] = nil
   REST_TAKEN = false
   CONVERSATION = nil
   local ok, info = pcall(dissect_message, tvb, pinfo, root)

@@ -44,12 +44,13 @@ impl<'p> Dissect<'p> {
     ) -> Result<(), Internal> {
         let p = self.i.p;
         let f = &p.structs[sid].fields[fi];
-        c.line(format!("local saved_{} = {{}}", f.name));
+        // The lists selected before (by an enclosing value) are put back after it, each kept in
+        // a local of its own.
         c.line(format!("local known_{} = true", f.name));
         for (t, key) in &f.select {
             let k = self.i.exprs().expr(key);
             let n = t + 1;
-            c.line(format!("saved_{}[{n}] = LISTS[{n}]", f.name));
+            c.line(format!("local saved_{}_{n} = LISTS[{n}]", f.name));
             c.line(format!("LISTS[{n}] = state_get(pinfo, {n}, {k})"));
             c.open(format!("if LISTS[{n}] == nil then"));
             c.line(format!(
@@ -80,7 +81,7 @@ impl<'p> Dissect<'p> {
         c.line("REST_TAKEN = true");
         c.close("end");
         for (t, _) in &f.select {
-            c.line(format!("LISTS[{0}] = saved_{1}[{0}]", t + 1, f.name));
+            c.line(format!("LISTS[{0}] = saved_{1}_{0}", t + 1, f.name));
         }
         Ok(())
     }
