@@ -437,7 +437,7 @@ function proto.init()
   joined_pieces = bounded(JOINED_PIECES)
   frame_rejoined = {}
 {%- endif %}
-{%- if has_state %}
+{%- if state_tables > 0 %}
   state_lists = bounded(MAX_KEYS)
   state_index = {}
   frame_key, frame_list, frame_more = {}, {}, {}
@@ -574,7 +574,7 @@ local function dissect_protected(tvb, pinfo, root)
   -- (The root's tree is the packet's: shown or not as it is.)
   VISIBLE = TREE_SHOWN
 {%- endif %}
-{%- if has_state %}
+{%- if state_tables > 0 %}
   -- (A message that ended early may have left its lists selected.)
 {%- for t in 1..state_tables + 1 %}
   LISTS[{{ t }}] = nil

@@ -109,7 +109,7 @@ local function bounded_evict(b, skip)
   return k, v
 end
 {%- endif %}
-{%- if has_state %}
+{%- if state_tables > 0 %}
 
 -- Conversation state: lists remembered by table, conversation and key (both sides read and
 -- write the same lists: a DNP link announced by one side is updated by either), found through

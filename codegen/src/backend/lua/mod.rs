@@ -143,7 +143,6 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         tcp_framing,
         conversations,
         enclosing: !l.enclosing.is_empty(),
-        has_state: !p.state.is_empty(),
         state_tables: p.state.len(),
         checks_visible,
         app_points: !p.app_points.is_empty(),

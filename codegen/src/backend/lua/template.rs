@@ -39,8 +39,7 @@ pub(crate) struct Dissector {
     pub(crate) enclosing: bool,
     pub(crate) reassembly: Option<ReassemblyDef>,
     /// Some field reads conversation state.
-    pub(crate) has_state: bool,
-    /// How many conversation-state tables there are (`LISTS[1]` to `LISTS[n]`).
+    /// How many conversation-state tables there are (`LISTS[1]` to `LISTS[n]`; none: no state).
     pub(crate) state_tables: usize,
     /// Some code does only when the tree is shown what only a shown tree needs (`VISIBLE`):
     /// subtrees of a label, the analysis's generated marks.
