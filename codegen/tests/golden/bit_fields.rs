@@ -98,34 +98,40 @@ impl<'a> Codec<'a> for Bits<'a> {
         })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let raw = fit(self.tiny as u64, 1, "tiny")?;
-        w.bits(raw, 1u32);
-        let x = self.signed as i64;
-        if x < -16i64 {
-            return Err(
-                EncodeError::new(
-                    "signed",
-                    EncodeErrorKind::TooSmall {
-                        value: x,
-                    },
-                ),
-            );
+        {
+            let raw = fit(self.tiny as u64, 1, "tiny")?;
+            w.bits(raw, 1u32);
         }
-        if x > 15i64 {
-            return Err(
-                EncodeError::new(
-                    "signed",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 15i64 as u64,
-                    },
-                ),
-            );
+        {
+            let x = self.signed as i64;
+            if x < -16i64 {
+                return Err(
+                    EncodeError::new(
+                        "signed",
+                        EncodeErrorKind::TooSmall {
+                            value: x,
+                        },
+                    ),
+                );
+            }
+            if x > 15i64 {
+                return Err(
+                    EncodeError::new(
+                        "signed",
+                        EncodeErrorKind::TooLarge {
+                            value: x as u64,
+                            max: 15i64 as u64,
+                        },
+                    ),
+                );
+            }
+            let raw = x as u64 & 31;
+            w.bits(raw, 5u32);
         }
-        let raw = x as u64 & 31;
-        w.bits(raw, 5u32);
-        let raw = fit(self.odd as u64, 8191, "odd")?;
-        w.bits(raw, 13u32);
+        {
+            let raw = fit(self.odd as u64, 8191, "odd")?;
+            w.bits(raw, 13u32);
+        }
         w.bits(self.wide as u64, 32u32);
         w.put_bits(&self.rest);
         Ok(())

@@ -219,11 +219,15 @@ impl<'a> Codec<'a> for Frame<'a> {
         let mut group_control = GroupWriter::new(2, false);
         let outer_control = w;
         let w = &mut group_control;
-        let raw = fit(self.kind.raw() as u64, 15, "kind")?;
-        w.bits(raw, 4u32);
+        {
+            let raw = fit(self.kind.raw() as u64, 15, "kind")?;
+            w.bits(raw, 4u32);
+        }
         let length = fit(self.payload.len() as u64, 4095, "length")? as u16;
-        let raw = fit(length as u64, 4095, "length")?;
-        w.bits(raw, 12u32);
+        {
+            let raw = fit(length as u64, 4095, "length")?;
+            w.bits(raw, 12u32);
+        }
         let w = outer_control;
         w.put(&(group_control.raw() as u16).to_be_bytes());
         let mut group_status = GroupWriter::new(1, true);
@@ -232,41 +236,49 @@ impl<'a> Codec<'a> for Frame<'a> {
         w.bits(self.urgent as u64, 1);
         let has_extra = self.extra.is_some();
         w.bits(has_extra as u64, 1);
-        let x = self.level as i64;
-        if x < -4i64 {
-            return Err(
-                EncodeError::new(
-                    "level",
-                    EncodeErrorKind::TooSmall {
-                        value: x,
-                    },
-                ),
-            );
+        {
+            let x = self.level as i64;
+            if x < -4i64 {
+                return Err(
+                    EncodeError::new(
+                        "level",
+                        EncodeErrorKind::TooSmall {
+                            value: x,
+                        },
+                    ),
+                );
+            }
+            if x > 3i64 {
+                return Err(
+                    EncodeError::new(
+                        "level",
+                        EncodeErrorKind::TooLarge {
+                            value: x as u64,
+                            max: 3i64 as u64,
+                        },
+                    ),
+                );
+            }
+            let raw = x as u64 & 7;
+            w.bits(raw, 3u32);
         }
-        if x > 3i64 {
-            return Err(
-                EncodeError::new(
-                    "level",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 3i64 as u64,
-                    },
-                ),
-            );
+        {
+            let raw = fit(0u8 as u64, 7, "spare")?;
+            w.bits(raw, 3u32);
         }
-        let raw = x as u64 & 7;
-        w.bits(raw, 3u32);
-        let raw = fit(0u8 as u64, 7, "spare")?;
-        w.bits(raw, 3u32);
         let w = outer_status;
         w.put(&(group_status.raw() as u8).to_be_bytes());
         let mut group_word = GroupWriter::new(4, false);
         let outer_word = w;
         let w = &mut group_word;
-        let raw = fit(self.lane as u64, 31, "lane")?;
-        w.bits(raw, 5u32);
-        let raw = fit(self.opts.bits() as u64, 7, "opts")?;
-        w.bits(raw, 3u32);
+        {
+            let raw = fit(self.lane as u64, 31, "lane")?;
+            w.bits(raw, 5u32);
+        }
+        {
+            let raw = fit(self.opts.bits() as u64, 7, "opts")?;
+            w.bits(raw, 3u32);
+        }
         let x = self.count as i128;
         if x > 1000000i128 {
             return Err(
@@ -278,8 +290,10 @@ impl<'a> Codec<'a> for Frame<'a> {
                 ),
             );
         }
-        let raw = fit(self.count as u64, 16777215, "count")?;
-        w.bits(raw, 24u32);
+        {
+            let raw = fit(self.count as u64, 16777215, "count")?;
+            w.bits(raw, 24u32);
+        }
         let w = outer_word;
         w.put(&(group_word.raw() as u32).to_le_bytes());
         if let Some(v) = self.extra {

@@ -171,15 +171,21 @@ impl<'a> Codec<'a> for Packet<'a> {
         let mut group_header = GroupWriter::new(8, false);
         let outer_header = w;
         let w = &mut group_header;
-        let raw = fit(self.peer_id as u64, 4095, "peer_id")?;
-        w.bits(raw, 12u32);
-        let raw = fit(self.session as u64, 3, "session")?;
-        w.bits(raw, 2u32);
+        {
+            let raw = fit(self.peer_id as u64, 4095, "peer_id")?;
+            w.bits(raw, 12u32);
+        }
+        {
+            let raw = fit(self.session as u64, 3, "session")?;
+            w.bits(raw, 2u32);
+        }
         w.bits(self.compressed as u64, 1);
         let has_time = self.sent_time.is_some();
         w.bits(has_time as u64, 1);
-        let raw = fit(self.stamp, 281474976710655, "stamp")?;
-        w.bits(raw, 48u32);
+        {
+            let raw = fit(self.stamp, 281474976710655, "stamp")?;
+            w.bits(raw, 48u32);
+        }
         let w = outer_header;
         w.put(&group_header.raw().to_be_bytes());
         if let Some(v) = self.sent_time {

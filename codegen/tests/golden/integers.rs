@@ -96,17 +96,19 @@ impl<'a> Codec<'a> for Ints {
         w.put(&0xCAFE_u16.to_be_bytes());
         w.put(&self.a.to_be_bytes());
         w.put(&self.b.to_le_bytes());
-        let raw = fit(self.c as u64, 16777215, "c")?;
-        w.put(
-            &{
-                let le = raw.to_le_bytes();
-                let mut b = [0u8; 3usize];
-                for i in 0..3usize {
-                    b[i] = le[3usize - 1 - i];
-                }
-                b
-            },
-        );
+        {
+            let raw = fit(self.c as u64, 16777215, "c")?;
+            w.put(
+                &{
+                    let le = raw.to_le_bytes();
+                    let mut b = [0u8; 3usize];
+                    for i in 0..3usize {
+                        b[i] = le[3usize - 1 - i];
+                    }
+                    b
+                },
+            );
+        }
         w.put(&self.d.to_be_bytes());
         w.put(&self.e.to_be_bytes());
         w.put(&self.f.to_le_bytes());

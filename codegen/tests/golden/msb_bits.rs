@@ -267,82 +267,102 @@ impl<'a> Codec<'a> for Header<'a> {
         })
     }
     fn write(&self, w: &mut MsbBitWriter<'_>) -> Result<(), EncodeError> {
-        let raw = fit(self.version as u64, 15, "version")?;
-        w.bits(raw, 4u32);
-        let raw = fit(self.ihl as u64, 15, "ihl")?;
-        w.bits(raw, 4u32);
+        {
+            let raw = fit(self.version as u64, 15, "version")?;
+            w.bits(raw, 4u32);
+        }
+        {
+            let raw = fit(self.ihl as u64, 15, "ihl")?;
+            w.bits(raw, 4u32);
+        }
         w.bits(self.total_length as u64, 16u32);
-        let raw = fit(self.frag.bits() as u64, 7, "frag")?;
-        w.bits(raw, 3u32);
-        let raw = fit(self.offset as u64, 8191, "offset")?;
-        w.bits(raw, 13u32);
-        let raw = fit(self.kind.raw() as u64, 4095, "kind")?;
-        w.bits(raw, 12u32);
-        let x = self.delta as i64;
-        if x < -16i64 {
-            return Err(
-                EncodeError::new(
-                    "delta",
-                    EncodeErrorKind::TooSmall {
-                        value: x,
-                    },
-                ),
-            );
+        {
+            let raw = fit(self.frag.bits() as u64, 7, "frag")?;
+            w.bits(raw, 3u32);
         }
-        if x > 15i64 {
-            return Err(
-                EncodeError::new(
-                    "delta",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 15i64 as u64,
-                    },
-                ),
-            );
+        {
+            let raw = fit(self.offset as u64, 8191, "offset")?;
+            w.bits(raw, 13u32);
         }
-        let raw = x as u64 & 31;
-        w.bits(raw, 5u32);
+        {
+            let raw = fit(self.kind.raw() as u64, 4095, "kind")?;
+            w.bits(raw, 12u32);
+        }
+        {
+            let x = self.delta as i64;
+            if x < -16i64 {
+                return Err(
+                    EncodeError::new(
+                        "delta",
+                        EncodeErrorKind::TooSmall {
+                            value: x,
+                        },
+                    ),
+                );
+            }
+            if x > 15i64 {
+                return Err(
+                    EncodeError::new(
+                        "delta",
+                        EncodeErrorKind::TooLarge {
+                            value: x as u64,
+                            max: 15i64 as u64,
+                        },
+                    ),
+                );
+            }
+            let raw = x as u64 & 31;
+            w.bits(raw, 5u32);
+        }
         w.bits(self.urgent as u64, 1);
-        let raw = fit(self.stamp, 1099511627775, "stamp")?;
-        w.bits(raw, 40u32);
-        let x = self.debt;
-        if x < -4294967296i64 {
-            return Err(
-                EncodeError::new(
-                    "debt",
-                    EncodeErrorKind::TooSmall {
-                        value: x,
-                    },
-                ),
-            );
+        {
+            let raw = fit(self.stamp, 1099511627775, "stamp")?;
+            w.bits(raw, 40u32);
         }
-        if x > 4294967295i64 {
-            return Err(
-                EncodeError::new(
-                    "debt",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 4294967295i64 as u64,
-                    },
-                ),
-            );
+        {
+            let x = self.debt;
+            if x < -4294967296i64 {
+                return Err(
+                    EncodeError::new(
+                        "debt",
+                        EncodeErrorKind::TooSmall {
+                            value: x,
+                        },
+                    ),
+                );
+            }
+            if x > 4294967295i64 {
+                return Err(
+                    EncodeError::new(
+                        "debt",
+                        EncodeErrorKind::TooLarge {
+                            value: x as u64,
+                            max: 4294967295i64 as u64,
+                        },
+                    ),
+                );
+            }
+            let raw = x as u64 & 8589934591;
+            w.bits(raw, 33u32);
         }
-        let raw = x as u64 & 8589934591;
-        w.bits(raw, 33u32);
         w.bits(self.id, 64u32);
         w.bits(self.gain.to_bits() as u64, 32u32);
         w.bits(self.precise.to_bits(), 64u32);
         self.origin.write(w).within("origin")?;
         let n = fit(self.path.len() as u64, 7, "path")? as u8;
-        let raw = fit(n as u64, 7, "path")?;
-        w.bits(raw, 3u32);
+        {
+            let raw = fit(n as u64, 7, "path")?;
+            w.bits(raw, 3u32);
+        }
         for item in self.path.iter() {
             item.write(w).within("path")?;
         }
         let data: &[u8] = self.label.as_bytes();
         let n = fit(data.len() as u64, 31, "label")? as u8;
-        let raw = fit(n as u64, 31, "label")?;
-        w.bits(raw, 5u32);
+        {
+            let raw = fit(n as u64, 31, "label")?;
+            w.bits(raw, 5u32);
+        }
         w.put(data);
         w.put_bits(&self.rest);
         Ok(())
@@ -389,32 +409,36 @@ impl<'a> Codec<'a> for Point {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut MsbBitWriter<'_>) -> Result<(), EncodeError> {
-        let x = self.x as i64;
-        if x < -64i64 {
-            return Err(
-                EncodeError::new(
-                    "x",
-                    EncodeErrorKind::TooSmall {
-                        value: x,
-                    },
-                ),
-            );
+        {
+            let x = self.x as i64;
+            if x < -64i64 {
+                return Err(
+                    EncodeError::new(
+                        "x",
+                        EncodeErrorKind::TooSmall {
+                            value: x,
+                        },
+                    ),
+                );
+            }
+            if x > 63i64 {
+                return Err(
+                    EncodeError::new(
+                        "x",
+                        EncodeErrorKind::TooLarge {
+                            value: x as u64,
+                            max: 63i64 as u64,
+                        },
+                    ),
+                );
+            }
+            let raw = x as u64 & 127;
+            w.bits(raw, 7u32);
         }
-        if x > 63i64 {
-            return Err(
-                EncodeError::new(
-                    "x",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 63i64 as u64,
-                    },
-                ),
-            );
+        {
+            let raw = fit(self.y as u64, 511, "y")?;
+            w.bits(raw, 9u32);
         }
-        let raw = x as u64 & 127;
-        w.bits(raw, 7u32);
-        let raw = fit(self.y as u64, 511, "y")?;
-        w.bits(raw, 9u32);
         Ok(())
     }
 }

@@ -162,10 +162,14 @@ impl<'a> Codec<'a> for Mode {
         Ok(Self { level })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let raw = fit(self.level as u64, 7, "level")?;
-        w.bits(raw, 3u32);
-        let raw = fit(0u8 as u64, 31, "unused")?;
-        w.bits(raw, 5u32);
+        {
+            let raw = fit(self.level as u64, 7, "level")?;
+            w.bits(raw, 3u32);
+        }
+        {
+            let raw = fit(0u8 as u64, 31, "unused")?;
+            w.bits(raw, 5u32);
+        }
         Ok(())
     }
 }

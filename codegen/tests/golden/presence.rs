@@ -448,12 +448,16 @@ impl<'a> Codec<'a> for Motion {
         let idle = self.heading.is_none();
         w.bits(idle as u64, 1);
         if let Some(v) = self.speed {
-            let raw = fit(v as u64, 4095, "speed")?;
-            w.bits(raw, 12u32);
+            {
+                let raw = fit(v as u64, 4095, "speed")?;
+                w.bits(raw, 12u32);
+            }
         }
         if let Some(v) = self.heading {
-            let raw = fit(v as u64, 1023, "heading")?;
-            w.bits(raw, 10u32);
+            {
+                let raw = fit(v as u64, 1023, "heading")?;
+                w.bits(raw, 10u32);
+            }
         }
         Ok(())
     }

@@ -646,8 +646,10 @@ impl<'a> Codec<'a> for Bits {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let mode = self.more.mode();
-        let raw = fit(mode as u64, 7, "mode")?;
-        w.bits(raw, 3u32);
+        {
+            let raw = fit(mode as u64, 7, "mode")?;
+            w.bits(raw, 3u32);
+        }
         self.small.write(w).within("small")?;
         self.tiny.write(w).within("tiny")?;
         match &self.more {
@@ -782,10 +784,14 @@ impl<'a> Codec<'a> for Tiny {
         Ok(Self { b, c })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let raw = fit(self.b as u64, 15, "b")?;
-        w.bits(raw, 4u32);
-        let raw = fit(self.c as u64, 15, "c")?;
-        w.bits(raw, 4u32);
+        {
+            let raw = fit(self.b as u64, 15, "b")?;
+            w.bits(raw, 4u32);
+        }
+        {
+            let raw = fit(self.c as u64, 15, "c")?;
+            w.bits(raw, 4u32);
+        }
         Ok(())
     }
 }

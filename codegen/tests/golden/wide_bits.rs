@@ -120,41 +120,49 @@ impl<'a> Codec<'a> for Sample {
         })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let raw = fit(self.tag as u64, 7, "tag")?;
-        w.bits(raw, 3u32);
-        let raw = fit(self.stamp, 1099511627775, "stamp")?;
-        w.bits(raw, 40u32);
-        let x = self.delta;
-        if x < -4294967296i64 {
-            return Err(
-                EncodeError::new(
-                    "delta",
-                    EncodeErrorKind::TooSmall {
-                        value: x,
-                    },
-                ),
-            );
+        {
+            let raw = fit(self.tag as u64, 7, "tag")?;
+            w.bits(raw, 3u32);
         }
-        if x > 4294967295i64 {
-            return Err(
-                EncodeError::new(
-                    "delta",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 4294967295i64 as u64,
-                    },
-                ),
-            );
+        {
+            let raw = fit(self.stamp, 1099511627775, "stamp")?;
+            w.bits(raw, 40u32);
         }
-        let raw = x as u64 & 8589934591;
-        w.bits(raw, 33u32);
+        {
+            let x = self.delta;
+            if x < -4294967296i64 {
+                return Err(
+                    EncodeError::new(
+                        "delta",
+                        EncodeErrorKind::TooSmall {
+                            value: x,
+                        },
+                    ),
+                );
+            }
+            if x > 4294967295i64 {
+                return Err(
+                    EncodeError::new(
+                        "delta",
+                        EncodeErrorKind::TooLarge {
+                            value: x as u64,
+                            max: 4294967295i64 as u64,
+                        },
+                    ),
+                );
+            }
+            let raw = x as u64 & 8589934591;
+            w.bits(raw, 33u32);
+        }
         w.bits(self.id, 64u32);
         w.bits(self.offset as u64, 64);
         w.rabbit(self.total, 64);
         w.rabbit(((self.debt << 1) ^ (self.debt >> 63)) as u64, 64);
         w.bits(self.ratio.to_bits(), 64u32);
-        let raw = fit(self.pad as u64, 31, "pad")?;
-        w.bits(raw, 5u32);
+        {
+            let raw = fit(self.pad as u64, 31, "pad")?;
+            w.bits(raw, 5u32);
+        }
         Ok(())
     }
 }

@@ -299,8 +299,10 @@ impl<'a> Codec<'a> for ServerMessage<'a> {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let variant = self.body.variant();
-        let raw = fit(variant as u64, 1, "variant")?;
-        w.bits(raw, 1u32);
+        {
+            let raw = fit(variant as u64, 1, "variant")?;
+            w.bits(raw, 1u32);
+        }
         match &self.body {
             ServerMessageBody::Event(value) => value.write(w).within("body")?,
             ServerMessageBody::Response(value) => value.write(w).within("body")?,
@@ -407,8 +409,10 @@ impl<'a> Codec<'a> for EventKind {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let variant = self.body.variant();
-        let raw = fit(variant as u64, 1, "variant")?;
-        w.bits(raw, 1u32);
+        {
+            let raw = fit(variant as u64, 1, "variant")?;
+            w.bits(raw, 1u32);
+        }
         match &self.body {
             EventKindBody::Snapshot(value) => value.write(w).within("body")?,
             EventKindBody::GameOver(value) => value.write(w).within("body")?,
@@ -591,8 +595,10 @@ impl<'a> Codec<'a> for EntityKind {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let variant = self.body.variant();
-        let raw = fit(variant as u64, 3, "variant")?;
-        w.bits(raw, 2u32);
+        {
+            let raw = fit(variant as u64, 3, "variant")?;
+            w.bits(raw, 2u32);
+        }
         match &self.body {
             EntityKindBody::Object(value) => value.write(w).within("body")?,
             EntityKindBody::Player(value) => value.write(w).within("body")?,
@@ -668,8 +674,10 @@ impl<'a> Codec<'a> for Object {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         self.position.write(w).within("position")?;
-        let raw = fit(self.kind.raw() as u64, 1, "kind")?;
-        w.bits(raw, 1u32);
+        {
+            let raw = fit(self.kind.raw() as u64, 1, "kind")?;
+            w.bits(raw, 1u32);
+        }
         let breakable = self.durability.is_some();
         w.bits(breakable as u64, 1);
         if let Some(v) = self.durability {
@@ -974,8 +982,10 @@ impl<'a> Codec<'a> for ResponseKind<'a> {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let variant = self.body.variant();
-        let raw = fit(variant as u64, 3, "variant")?;
-        w.bits(raw, 2u32);
+        {
+            let raw = fit(variant as u64, 3, "variant")?;
+            w.bits(raw, 2u32);
+        }
         match &self.body {
             ResponseKindBody::Error(value) => value.write(w).within("body")?,
             ResponseKindBody::Pong => {}
@@ -1136,8 +1146,10 @@ impl<'a> Codec<'a> for ClientMessage {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let variant = self.body.variant();
-        let raw = fit(variant as u64, 1, "variant")?;
-        w.bits(raw, 1u32);
+        {
+            let raw = fit(variant as u64, 1, "variant")?;
+            w.bits(raw, 1u32);
+        }
         match &self.body {
             ClientMessageBody::Request(value) => value.write(w).within("body")?,
             ClientMessageBody::Action(value) => value.write(w).within("body")?,
@@ -1243,8 +1255,10 @@ impl<'a> Codec<'a> for RequestKind {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let variant = self.body.variant();
-        let raw = fit(variant as u64, 1, "variant")?;
-        w.bits(raw, 1u32);
+        {
+            let raw = fit(variant as u64, 1, "variant")?;
+            w.bits(raw, 1u32);
+        }
         match &self.body {
             RequestKindBody::Ping => {}
             RequestKindBody::Init => {}
@@ -1320,8 +1334,10 @@ impl<'a> Codec<'a> for Action {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let variant = self.body.variant();
-        let raw = fit(variant as u64, 3, "variant")?;
-        w.bits(raw, 2u32);
+        {
+            let raw = fit(variant as u64, 3, "variant")?;
+            w.bits(raw, 2u32);
+        }
         match &self.body {
             ActionBody::Break(value) => value.write(w).within("body")?,
             ActionBody::Throw(value) => value.write(w).within("body")?,

@@ -222,8 +222,10 @@ impl<'a> Codec<'a> for Message<'a> {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let header = self.body.header();
-        let raw = fit(header.raw() as u64, 15, "header")?;
-        w.bits(raw, 4u32);
+        {
+            let raw = fit(header.raw() as u64, 15, "header")?;
+            w.bits(raw, 4u32);
+        }
         match &self.body {
             MessageBody::Unreliable(value) => value.write(w).within("body")?,
             MessageBody::Ack(value) => value.write(w).within("body")?,

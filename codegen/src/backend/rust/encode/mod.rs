@@ -76,17 +76,19 @@ pub(crate) fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> Tok
         let min = -(1i64 << (it.bits - 1));
         let max = (1i64 << (it.bits - 1)) - 1;
         let x = bare(cast(v, &t, &i64_t));
-        quote! {
+        // In a block of its own: `x` and `raw` may be names of the schema's fields, read by
+        // what follows (schemafuzz seed 966).
+        quote! {{
             let x = #x;
             if x < #min { return Err(EncodeError::new(#nm, EncodeErrorKind::TooSmall { value: x })); }
             if x > #max { return Err(EncodeError::new(#nm, EncodeErrorKind::TooLarge { value: x as u64, max: #max as u64 })); }
             let raw = x as u64 & #mask;
             #put_raw
-        }
+        }}
     } else {
         let max = lit_u64(it.max_value());
         let x = bare(cast(v, &t, &u64_t));
-        quote! { let raw = fit(#x, #max, #nm)?; #put_raw }
+        quote! {{ let raw = fit(#x, #max, #nm)?; #put_raw }}
     }
 }
 
