@@ -23,120 +23,117 @@ impl<'p> Dissect<'p> {
         let name = &f.name;
         if f.packed {
             return self.value_packed_bools(c, at, count);
+        }
+        let label = naming::label(name);
+        keep(c, target, "{}");
+        let arr = format!("arr_{name}");
+        let arr_start = format!("arr_start_{name}");
+        // The label counts the elements read (the list itself is kept only when needed).
+        let count_of = format!("count_{name}");
+        let open_ended = matches!(count, Len::Rest | Len::Natural);
+        // Sized in bytes: elements until exactly that many are read, with `limit` moved
+        // to their end meanwhile (no element reads past them).
+        let in_bytes = matches!(count, Len::Bytes(_));
+        // An element without its state list takes the rest as bytes and ends the loop.
+        let may_stop = matches!(*elem, Ty::Struct(id, _) if self.i.l.state_readers[id]);
+        // A loop that runs `n` times to its end needs no counter.
+        let counted = open_ended || may_stop || in_bytes;
+        if !open_ended {
+            self.length(c, at, count, true)?;
+        }
+        // The limit an array sized in bytes moves is put back for what follows (nothing
+        // does after a last field, unless the struct is padded or aligned).
+        let s = &self.i.p.structs[sid];
+        let limit_read_after = fi + 1 < s.fields.len() || s.padding.any();
+        let quoted = format!("\"{label}\"");
+        // `subtree: false` on the field: no list, the elements in the field's tree.
+        let list = f.subtree;
+        let (range, label_expr, locals, values) = if !list {
+            let (locals, values) = if in_bytes && limit_read_after {
+                (format!("{arr}, outer_limit_{name}"), "limit")
+            } else {
+                (arr.clone(), "")
+            };
+            ("", String::new(), locals, values)
+        } else if in_bytes {
+            let (locals, values) = if limit_read_after {
+                (format!("{arr}, {count_of}, outer_limit_{name}"), "0, limit")
+            } else {
+                (format!("{arr}, {count_of}"), "0")
+            };
+            ("tvb(offset, n)", quoted, locals, values)
+        } else if open_ended {
+            // It runs to the end of its scope: its length is known before it is read.
+            let locals = format!("{arr}, {count_of}");
+            ("tvb(offset, limit - offset)", quoted, locals, "0")
+        } else if counted {
+            let locals = format!("{arr}, {arr_start}, {count_of}");
+            ("tvb(offset, 0)", quoted, locals, "offset, 0")
         } else {
-            {
-                let label = naming::label(name);
-                keep(c, target, "{}");
-                let arr = format!("arr_{name}");
-                let arr_start = format!("arr_start_{name}");
-                // The label counts the elements read (the list itself is kept only when needed).
-                let count_of = format!("count_{name}");
-                let open_ended = matches!(count, Len::Rest | Len::Natural);
-                // Sized in bytes: elements until exactly that many are read, with `limit` moved
-                // to their end meanwhile (no element reads past them).
-                let in_bytes = matches!(count, Len::Bytes(_));
-                // An element without its state list takes the rest as bytes and ends the loop.
-                let may_stop = matches!(*elem, Ty::Struct(id, _) if self.i.l.state_readers[id]);
-                // A loop that runs `n` times to its end needs no counter.
-                let counted = open_ended || may_stop || in_bytes;
-                if !open_ended {
-                    self.length(c, at, count, true)?;
-                }
-                // The limit an array sized in bytes moves is put back for what follows (nothing
-                // does after a last field, unless the struct is padded or aligned).
-                let s = &self.i.p.structs[sid];
-                let limit_read_after = fi + 1 < s.fields.len() || s.padding.any();
-                let quoted = format!("\"{label}\"");
-                // `subtree: false` on the field: no list, the elements in the field's tree.
-                let list = f.subtree;
-                let (range, label_expr, locals, values) = if !list {
-                    let (locals, values) = if in_bytes && limit_read_after {
-                        (format!("{arr}, outer_limit_{name}"), "limit")
-                    } else {
-                        (arr.clone(), "")
-                    };
-                    ("", String::new(), locals, values)
-                } else if in_bytes {
-                    let (locals, values) = if limit_read_after {
-                        (format!("{arr}, {count_of}, outer_limit_{name}"), "0, limit")
-                    } else {
-                        (format!("{arr}, {count_of}"), "0")
-                    };
-                    ("tvb(offset, n)", quoted, locals, values)
-                } else if open_ended {
-                    // It runs to the end of its scope: its length is known before it is read.
-                    let locals = format!("{arr}, {count_of}");
-                    ("tvb(offset, limit - offset)", quoted, locals, "0")
-                } else if counted {
-                    let locals = format!("{arr}, {arr_start}, {count_of}");
-                    ("tvb(offset, 0)", quoted, locals, "offset, 0")
-                } else {
-                    // All `n` are read (or the message ends malformed): the label says so at once.
-                    let counted_label = format!("string.format(\"{label} (%d)\", n)");
-                    let locals = format!("{arr}, {arr_start}");
-                    ("tvb(offset, 0)", counted_label, locals, "offset")
-                };
-                if list {
-                    let item = shown::subtree(tree, range, &label_expr);
-                    c.line(format!("local {locals} = {item}, {values}"));
-                } else if values.is_empty() {
-                    c.line(format!("local {locals} = {tree}"));
-                } else {
-                    c.line(format!("local {locals} = {tree}, {values}"));
-                }
-                if in_bytes {
-                    c.line("limit = offset + n");
-                }
-                c.open(if open_ended || in_bytes {
-                    "while offset < limit do"
-                } else {
-                    "for _ = 1, n do"
-                });
-                if counted && list {
-                    c.line(format!("{count_of} = {count_of} + 1"));
-                }
-                let item_target = item_of(target);
-                let elem_abbrev = naming::element_abbrev(elem, abbrev);
-                let empty_elements = self.i.l.field(sid, fi).empty_elements;
-                if empty_elements {
-                    c.line(format!("local before_{name} = offset"));
-                }
-                self.value(
-                    c,
-                    Place {
-                        sid,
-                        fi,
-                        abbrev: &elem_abbrev,
-                        tree: &arr,
-                        target: &item_target,
-                    },
-                    elem,
-                )?;
-                if empty_elements {
-                    // As the crate: an element of no bytes ends the array, said so.
-                    c.open(format!("if offset == before_{name} then"));
-                    c.line(format!(
-                        "{arr}:add_proto_expert_info(E.length, \"an element takes no bytes: the array to the end cannot go on\")"
-                    ));
-                    c.line("break");
-                    c.close("end");
-                }
-                if may_stop {
-                    c.line("if REST_TAKEN then break end");
-                }
-                c.close("end");
-                if in_bytes && limit_read_after {
-                    c.line(format!("limit = outer_limit_{name}"));
-                } else if !open_ended && !in_bytes && list {
-                    c.line(shown::set_len(&arr, &format!("offset - {arr_start}")));
-                }
-                if counted && list {
-                    c.line(shown::append_text(
-                        &arr,
-                        &format!("string.format(\" (%d)\", {count_of})"),
-                    ));
-                }
-            }
+            // All `n` are read (or the message ends malformed): the label says so at once.
+            let counted_label = format!("string.format(\"{label} (%d)\", n)");
+            let locals = format!("{arr}, {arr_start}");
+            ("tvb(offset, 0)", counted_label, locals, "offset")
+        };
+        if list {
+            let item = shown::subtree(tree, range, &label_expr);
+            c.line(format!("local {locals} = {item}, {values}"));
+        } else if values.is_empty() {
+            c.line(format!("local {locals} = {tree}"));
+        } else {
+            c.line(format!("local {locals} = {tree}, {values}"));
+        }
+        if in_bytes {
+            c.line("limit = offset + n");
+        }
+        c.open(if open_ended || in_bytes {
+            "while offset < limit do"
+        } else {
+            "for _ = 1, n do"
+        });
+        if counted && list {
+            c.line(format!("{count_of} = {count_of} + 1"));
+        }
+        let item_target = item_of(target);
+        let elem_abbrev = naming::element_abbrev(elem, abbrev);
+        let empty_elements = self.i.l.field(sid, fi).empty_elements;
+        if empty_elements {
+            c.line(format!("local before_{name} = offset"));
+        }
+        self.value(
+            c,
+            Place {
+                sid,
+                fi,
+                abbrev: &elem_abbrev,
+                tree: &arr,
+                target: &item_target,
+            },
+            elem,
+        )?;
+        if empty_elements {
+            // As the crate: an element of no bytes ends the array, said so.
+            c.open(format!("if offset == before_{name} then"));
+            c.line(format!(
+                "{arr}:add_proto_expert_info(E.length, \"an element takes no bytes: the array to the end cannot go on\")"
+            ));
+            c.line("break");
+            c.close("end");
+        }
+        if may_stop {
+            c.line("if REST_TAKEN then break end");
+        }
+        c.close("end");
+        if in_bytes && limit_read_after {
+            c.line(format!("limit = outer_limit_{name}"));
+        } else if !open_ended && !in_bytes && list {
+            c.line(shown::set_len(&arr, &format!("offset - {arr_start}")));
+        }
+        if counted && list {
+            c.line(shown::append_text(
+                &arr,
+                &format!("string.format(\" (%d)\", {count_of})"),
+            ));
         }
         Ok(())
     }
