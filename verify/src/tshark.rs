@@ -234,6 +234,30 @@ pub fn hidden_lua_errors(
         .collect())
 }
 
+/// The text of a character XML forbids that a string may hold, as Wireshark 4.0 writes it in a
+/// `showname` (`\uFFFF`): U+FFFE and U+FFFF (its other forbidden characters, controls, it shows
+/// as `\x` escapes, and surrogates are not UTF-8). Its `show`, and both in 4.2 and later, hold
+/// the character itself, which leaves the PDML not XML (schemafuzz seed 996: a UTF-16 string
+/// holding `FF FF`); read here as this text, and a string the crate decoded is compared so too.
+pub(crate) fn non_xml_escaped(c: char) -> Option<String> {
+    matches!(c, '\u{fffe}' | '\u{ffff}').then(|| format!("\\u{:04X}", c as u32))
+}
+
+/// `pdml` with every character of [`non_xml_escaped`] replaced by its text.
+fn xml_characters(pdml: String) -> String {
+    if !pdml.contains(['\u{fffe}', '\u{ffff}']) {
+        return pdml;
+    }
+    pdml.chars()
+        .fold(String::with_capacity(pdml.len()), |mut out, c| {
+            match non_xml_escaped(c) {
+                Some(text) => out.push_str(&text),
+                None => out.push(c),
+            }
+            out
+        })
+}
+
 /// Runs tshark with the dissectors `luas` (and `extra` arguments) on `pcap` and parses its PDML.
 /// A Lua error is not a failure here: [`Dissection::lua_errors`] lists them.
 pub fn dissect(pcap: &Path, luas: &[&Path], extra: &[&str]) -> Result<Dissection, String> {
@@ -243,7 +267,7 @@ pub fn dissect(pcap: &Path, luas: &[&Path], extra: &[&str]) -> Result<Dissection
         .args(extra)
         .output()
         .map_err(|e| format!("cannot run tshark: {e}"))?;
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stdout = xml_characters(String::from_utf8_lossy(&out.stdout).into_owned());
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     if !out.status.success() {
         return Err(format!("tshark failed: {}", stderr.trim_end()));
@@ -303,4 +327,32 @@ pub fn dissect(pcap: &Path, luas: &[&Path], extra: &[&str]) -> Result<Dissection
         pdus,
         stderr,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The field of schemafuzz seed 996 as Wireshark 4.0 wrote it (`\uFFFF` in `showname`, the
+    /// character in `show`) and as 4.6 did (the character in both): read as XML, and its `show`
+    /// equal to what the compare makes of the string the crate decoded.
+    #[test]
+    fn noncharacters_in_pdml_are_read_as_the_compare_writes_them() {
+        let decoded = "\u{a654}\u{ffff}x";
+        for showname in ["India: \u{a654}\\uFFFFx", "India: \u{a654}\u{ffff}x"] {
+            let pdml = format!(
+                "<pdml><field name=\"fuzz.india\" showname=\"{showname}\" show=\"{decoded}\"/></pdml>"
+            );
+            assert!(roxmltree::Document::parse(&pdml).is_err());
+            let read = xml_characters(pdml);
+            let doc = roxmltree::Document::parse(&read).expect("XML once escaped");
+            let field = doc.root_element().first_element_child().unwrap();
+            assert_eq!(field.attribute("show"), Some("\u{a654}\\uFFFFx"));
+            assert_eq!(field.attribute("showname"), Some("India: \u{a654}\\uFFFFx"));
+            assert_eq!(
+                crate::compare::wireshark_escaped(decoded),
+                field.attribute("show").unwrap()
+            );
+        }
+    }
 }
