@@ -129,8 +129,8 @@ impl Builder {
         self
     }
 
-    /// Where the C# codecs go (`<Protocol>.cs`, and `WiregenRuntime.cs` they all use); none are
-    /// written without it.
+    /// Where the C# codecs go (`<Protocol>.cs`, and the runtime's `WiregenRuntime.cs`,
+    /// `WiregenReader.cs` and `WiregenWriter.cs` they all use); none are written without it.
     pub fn csharp_out(mut self, dir: impl AsRef<Path>) -> Self {
         self.csharp_out = Some(dir.as_ref().to_path_buf());
         self
@@ -426,13 +426,7 @@ impl Builder {
             ));
         }
         if let Some(dir) = &self.csharp_out {
-            out.push(Output {
-                path: dir
-                    .join(backend::csharp::RUNTIME_FILE)
-                    .display()
-                    .to_string(),
-                contents: backend::csharp::RUNTIME.to_string(),
-            });
+            out.extend(backend::csharp::runtime_outputs(dir));
             let riptide = &backend::csharp::riptide::rides_on_riptide;
             if protocols
                 .iter()

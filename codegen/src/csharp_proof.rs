@@ -37,10 +37,7 @@ pub fn build(dir: &Path, p: &Protocol) -> Result<Result<PathBuf, String>, String
     // The codec alone: a Riptide adapter needs Riptide (tests/tests/csharp.rs builds it against
     // a stand-in of its Message).
     files.truncate(1);
-    files.push(Output {
-        path: dir.join(csharp::RUNTIME_FILE).display().to_string(),
-        contents: csharp::RUNTIME.to_string(),
-    });
+    files.extend(csharp::runtime_outputs(dir));
     files.push(Output {
         path: dir.join("Proof.cs").display().to_string(),
         contents: csharp::proof::program(p, &lowered)

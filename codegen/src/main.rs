@@ -44,7 +44,7 @@ struct Targets {
     /// Where the dissectors go (`<protocol>.lua`).
     #[arg(long)]
     lua_out: Option<PathBuf>,
-    /// Where the C# codecs go (`<Protocol>.cs` and `WiregenRuntime.cs`).
+    /// Where the C# codecs go (`<Protocol>.cs` and the runtime's three `Wiregen*.cs`).
     #[arg(long)]
     csharp_out: Option<PathBuf>,
     /// Write a crate per schema (Cargo.toml, src/) instead of one file.

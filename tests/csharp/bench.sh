@@ -6,6 +6,6 @@ cd "$(dirname "$0")/../.."
 out=target/csharp-bench
 mkdir -p "$out"
 mcs -nologo -optimize -warn:4 -warnaserror -out:"$out/bench.exe" \
-  csharp/WiregenRuntime.cs csharp/Rtype.cs tests/csharp/bench/HandRtype.cs tests/csharp/bench/Bench.cs
+  csharp/WiregenRuntime.cs csharp/WiregenReader.cs csharp/WiregenWriter.cs csharp/Rtype.cs tests/csharp/bench/HandRtype.cs tests/csharp/bench/Bench.cs
 mono --version | head -1
 mono -O=all "$out/bench.exe"

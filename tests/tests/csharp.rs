@@ -22,6 +22,14 @@ fn mono() {
     }
 }
 
+/// The runtime's files (`WiregenRuntime.cs`, its reader and writer) in `dir` of the repository.
+fn runtime_files(dir: &str) -> Vec<PathBuf> {
+    wiregen::backend::csharp::RUNTIME
+        .iter()
+        .map(|(name, _)| repo_root().join(dir).join(name))
+        .collect()
+}
+
 #[test]
 fn every_committed_csharp_file_compiles_without_a_warning() {
     mono();
@@ -42,7 +50,7 @@ fn every_golden_snippets_csharp_compiles_without_a_warning() {
         .filter(|p| p.extension().is_some_and(|e| e == "cs"))
         .collect();
     assert!(files.len() >= 30, "{} C# snippets", files.len());
-    files.push(repo_root().join("codegen/csharp/WiregenRuntime.cs"));
+    files.extend(runtime_files("codegen/csharp"));
     let out = std::env::temp_dir().join(format!("wiregen-golden-{}.dll", std::process::id()));
     let result = Command::new("mcs")
         .args(["-nologo", "-target:library", "-warn:4", "-warnaserror"])
@@ -209,7 +217,6 @@ fn arena_over_riptide() -> std::path::PathBuf {
     std::fs::write(dir.join("Proof.cs"), proof).unwrap();
     let exe = dir.join("arena-over-riptide.exe");
     let mut sources: Vec<PathBuf> = [
-        "csharp/WiregenRuntime.cs",
         "csharp/WiregenRiptide.cs",
         "csharp/Arena.cs",
         "csharp/ArenaRiptide.cs",
@@ -218,6 +225,7 @@ fn arena_over_riptide() -> std::path::PathBuf {
     ]
     .map(|f| root.join(f))
     .into();
+    sources.extend(runtime_files("csharp"));
     sources.push(dir.join("Proof.cs"));
     compile_program(&exe, Some("ArenaOverRiptide"), &sources);
     exe
@@ -349,7 +357,8 @@ fn csharp_half_floats_read_and_write_as_the_crates() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("Halves.cs"), program).unwrap();
     let exe = dir.join("halves.exe");
-    let sources = [root.join("csharp/WiregenRuntime.cs"), dir.join("Halves.cs")];
+    let mut sources = runtime_files("csharp");
+    sources.push(dir.join("Halves.cs"));
     compile_program(&exe, None, &sources);
     let expected: Vec<String> = halves
         .iter()

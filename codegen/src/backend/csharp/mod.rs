@@ -26,11 +26,33 @@ use crate::ir::*;
 use crate::lower::Lowered;
 use heck::{ToLowerCamelCase, ToUpperCamelCase};
 
-/// The runtime every generated file uses, written beside them once.
-pub const RUNTIME: &str = include_str!("../../../csharp/WiregenRuntime.cs");
+/// The runtime every generated file uses, written beside them once: each file's name in a C#
+/// output folder and its text (three files, each of a size one reads through).
+pub const RUNTIME: &[(&str, &str)] = &[
+    (
+        "WiregenRuntime.cs",
+        include_str!("../../../csharp/WiregenRuntime.cs"),
+    ),
+    (
+        "WiregenReader.cs",
+        include_str!("../../../csharp/WiregenReader.cs"),
+    ),
+    (
+        "WiregenWriter.cs",
+        include_str!("../../../csharp/WiregenWriter.cs"),
+    ),
+];
 
-/// The runtime's file name in a C# output folder.
-pub const RUNTIME_FILE: &str = "WiregenRuntime.cs";
+/// The runtime's files in `dir`, as outputs.
+pub fn runtime_outputs(dir: &std::path::Path) -> Vec<Output> {
+    RUNTIME
+        .iter()
+        .map(|(name, text)| Output {
+            path: dir.join(name).display().to_string(),
+            contents: text.to_string(),
+        })
+        .collect()
+}
 
 /// What every renderer of the C# backend renders from.
 #[derive(Clone, Copy)]
