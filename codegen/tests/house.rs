@@ -1,4 +1,5 @@
-//! The house rules the compiler does not check: no import cycle between the files of one crate.
+//! The house rules the compiler does not check: no import cycle between the files of one crate,
+//! and no hand-written file longer than one reads through (800 lines).
 //!
 //! A file may use its parent module's items (a parent is its children's header), any other use
 //! of a file by another is an edge, and the edges of every crate of the workspace form no
@@ -242,6 +243,44 @@ fn no_file_of_a_crate_is_in_an_import_cycle() {
         }
     }
     assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+}
+
+/// The most lines a hand-written file may have: past it, a file holds more than one thing.
+const MOST_LINES: usize = 800;
+
+#[test]
+fn no_hand_written_file_is_longer_than_the_house_allows() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut files = Vec::new();
+    for krate in CRATES {
+        rust_files(&workspace.join(krate).join("src"), &mut files);
+    }
+    // The C# runtimes and the dissector's templates are written by hand too.
+    for dir in [
+        "codegen/csharp",
+        "codegen/templates",
+        "codegen/templates/lua",
+    ] {
+        files.extend(
+            std::fs::read_dir(workspace.join(dir))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.is_file()),
+        );
+    }
+    assert!(files.len() > 100, "{} files", files.len());
+    let long: Vec<String> = files
+        .iter()
+        .map(|f| (f, std::fs::read_to_string(f).unwrap().lines().count()))
+        .filter(|&(_, n)| n > MOST_LINES)
+        .map(|(f, n)| {
+            format!(
+                "{}: {n} lines",
+                f.strip_prefix(workspace).unwrap().display()
+            )
+        })
+        .collect();
+    assert!(long.is_empty(), "longer than {MOST_LINES} lines: {long:#?}");
 }
 
 #[test]
