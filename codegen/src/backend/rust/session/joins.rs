@@ -31,60 +31,29 @@ impl<'p> JoinsModule<'p> {
         let st = ident(&s.name);
         let st_anon = self.c.ty_anon(sid);
         let jn = format_ident!("{}Joined", s.name);
-        let joiner = format_ident!("{}Joiner", s.name);
         let size = lit_usize(j.piece_size);
+        let names = self.join_names(j)?;
         let JoinNames {
             split,
             part_size,
-            wrap,
             seq_ty,
-            seq_u64,
-            first_seq,
-            seq_nm,
             streams,
-            n_streams,
             ..
-        } = self.join_names(j)?;
+        } = &names;
         let first = self.c.exprs().expr_top(&j.first, Ctx::Value);
         let last = self.c.exprs().expr_top(&j.last, Ctx::Value);
-        // The key: the part's own fields, and those of enclosing values the caller gives
-        // (`Command.channel_id`, read where the part sits in its datagram).
-        let key_names: Vec<Ident> = j.key.iter().map(|r| ident(&r.name)).collect();
-        let key_copies: Vec<TokenStream> = j
-            .key
-            .iter()
-            .zip(&key_names)
-            .map(|(r, n)| {
-                if r.struct_id == sid {
-                    copy_of(quote! { part.#n }, &s.fields[r.field].ty)
-                } else {
-                    quote! { #n }
-                }
-            })
-            .collect();
-        let key_types: Vec<TokenStream> = j
-            .key
-            .iter()
-            .map(|r| self.c.types().rust_ty(r.struct_id, r.field, &p.field(r).ty))
-            .collect::<Result<_, _>>()?;
-        let (outer_names, outer_params): (Vec<Ident>, Vec<TokenStream>) = j
-            .key
-            .iter()
-            .zip(key_names.iter().zip(&key_types))
-            .filter(|(r, _)| r.struct_id != sid)
-            .map(|(_, (n, t))| (n.clone(), quote! { #n: #t, }))
-            .unzip();
+        let key = self.join_key(j)?;
+        let JoinKey {
+            names: key_names,
+            types: key_types,
+            ..
+        } = &key;
         let decoders = self.joined_decoders(sid, &j.streams, &jn);
-        let key_ty = quote! { (#(#key_types,)*) };
         let size_doc = doc_prose(&format!(
             "Largest data (all streams together) [`{split}`] puts in one part."
         ));
         let joined_doc = doc_prose(&format!("A payload joined from [`{st}`] parts."));
-        let joiner_doc = doc_prose(&format!(
-            "Joins the parts of [`{st}`] payloads sent in one direction of a conversation \
-             (keep one joiner per direction); its limits and counters are the \
-             [`SequenceJoiner`](wiregen_runtime::SequenceJoiner)'s it derefs to."
-        ));
+        let joiner = self.joiner(j, &names, &key)?;
         let splitter = self.join_splitter(j)?;
         Ok(quote! {
             #size_doc
@@ -110,6 +79,81 @@ impl<'p> JoinsModule<'p> {
 
             #decoders
 
+            #joiner
+
+            #splitter
+        })
+    }
+
+    /// A join's key: the part's own fields, and those of enclosing values the caller gives
+    /// (`Command.channel_id`, read where the part sits in its datagram).
+    fn join_key(&self, j: &Join) -> Result<JoinKey, Internal> {
+        let p = self.c.p;
+        let sid = j.in_struct;
+        let names: Vec<Ident> = j.key.iter().map(|r| ident(&r.name)).collect();
+        let copies = j
+            .key
+            .iter()
+            .zip(&names)
+            .map(|(r, n)| {
+                if r.struct_id == sid {
+                    copy_of(quote! { part.#n }, &p.structs[sid].fields[r.field].ty)
+                } else {
+                    quote! { #n }
+                }
+            })
+            .collect();
+        let types: Vec<TokenStream> = j
+            .key
+            .iter()
+            .map(|r| self.c.types().rust_ty(r.struct_id, r.field, &p.field(r).ty))
+            .collect::<Result<_, _>>()?;
+        let (outer_names, outer_params) = j
+            .key
+            .iter()
+            .zip(names.iter().zip(&types))
+            .filter(|(r, _)| r.struct_id != sid)
+            .map(|(_, (n, t))| (n.clone(), quote! { #n: #t, }))
+            .unzip();
+        Ok(JoinKey {
+            names,
+            copies,
+            types,
+            outer_names,
+            outer_params,
+        })
+    }
+
+    /// A sequence join's joiner: the runtime's `SequenceJoiner` over the part's type.
+    fn joiner(&self, j: &Join, names: &JoinNames, key: &JoinKey) -> Result<TokenStream, Internal> {
+        let s = &self.c.p.structs[j.in_struct];
+        let st = ident(&s.name);
+        let st_anon = self.c.ty_anon(j.in_struct);
+        let jn = format_ident!("{}Joined", s.name);
+        let joiner = format_ident!("{}Joiner", s.name);
+        let JoinNames {
+            wrap,
+            seq_u64,
+            first_seq,
+            seq_nm,
+            streams,
+            n_streams,
+            ..
+        } = names;
+        let JoinKey {
+            names: key_names,
+            copies: key_copies,
+            types: key_types,
+            outer_names,
+            outer_params,
+        } = key;
+        let key_ty = quote! { (#(#key_types,)*) };
+        let joiner_doc = doc_prose(&format!(
+            "Joins the parts of [`{st}`] payloads sent in one direction of a conversation \
+             (keep one joiner per direction); its limits and counters are the \
+             [`SequenceJoiner`](wiregen_runtime::SequenceJoiner)'s it derefs to."
+        ));
+        Ok(quote! {
             #joiner_doc
             #[derive(Debug)]
             pub struct #joiner(wiregen_runtime::SequenceJoiner<#key_ty, #n_streams>);
@@ -160,7 +204,6 @@ impl<'p> JoinsModule<'p> {
                 }
             }
 
-            #splitter
         })
     }
 
@@ -409,6 +452,16 @@ impl<'p> JoinsModule<'p> {
 
 /// What a sequence join's items are named by: the splitter and its part size, the numbers'
 /// wrap, the sequence field (its Rust type and name), the streams.
+/// A sequence join's key: its fields' names, their values copied from a part (or the caller's
+/// parameter), their types, and the parameters of enclosing values the caller gives.
+struct JoinKey {
+    names: Vec<Ident>,
+    copies: Vec<TokenStream>,
+    types: Vec<TokenStream>,
+    outer_names: Vec<Ident>,
+    outer_params: Vec<TokenStream>,
+}
+
 struct JoinNames {
     split: Ident,
     part_size: Ident,
