@@ -67,17 +67,7 @@ impl<'p> Types<'p> {
                 (false, None) => quote! { #cd #v, },
             });
             if let Some((_, tf, _)) = &tag_ty {
-                let tn = ident(&tf.name);
-                tag_arms.push(if carries_tag {
-                    quote! { Self::#v { #tn, .. } => *#tn, }
-                } else {
-                    let val = self.tag_value_expr(&tf.ty, c.single().unwrap_or(0));
-                    if payload.is_some() {
-                        quote! { Self::#v(_) => #val, }
-                    } else {
-                        quote! { Self::#v => #val, }
-                    }
-                });
+                tag_arms.push(self.tag_arm(c, tf, carries_tag, payload.is_some()));
             }
         }
         if let Some(body) = u.default {
@@ -123,6 +113,21 @@ impl<'p> Types<'p> {
             #tag_method
             #into_owned
         })
+    }
+
+    /// The arm of the tag method for case `c`'s variant: the tag it carries, or the one value
+    /// its case has.
+    fn tag_arm(&self, c: &Case, tf: &Field, carries_tag: bool, payload: bool) -> TokenStream {
+        let (v, tn) = (variant_ident(&c.variant), ident(&tf.name));
+        if carries_tag {
+            return quote! { Self::#v { #tn, .. } => *#tn, };
+        }
+        let val = self.tag_value_expr(&tf.ty, c.single().unwrap_or(0));
+        if payload {
+            quote! { Self::#v(_) => #val, }
+        } else {
+            quote! { Self::#v => #val, }
+        }
     }
 
     /// The default variant (`Other` unless named): its declaration, its `into_owned` arm and
