@@ -86,9 +86,55 @@ class ArbitraryBase
 "#;
 
 /// The program's C# source for protocol `p`.
-pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
+/// `Answer`: decodes one line of hex (`c HEX` or `s HEX`: sent by the client or the server) and
+/// says what became of it: `ok`, its value and the bytes it encodes back to; `encode-error`,
+/// `error` or `crash` and why.
+fn answer_method(c: &mut Code, p: &Protocol, l: &Lowered, stateful: bool) {
     let ns = namespace(p);
     let root = type_name(&p.root().name);
+    c.line("static string Answer(string line)");
+    c.open();
+    c.line("try");
+    c.open();
+    // `c HEX` or `s HEX`: sent by the client or the server.
+    c.line("bool? fc = line.StartsWith(\"c \") ? true : line.StartsWith(\"s \") ? (bool?)false : null;");
+    c.line("var bytes = FromHex(fc == null ? line : line.Substring(2));");
+    if stateful {
+        c.line(&format!("var value = state == null ? global::{ns}.{root}.Decode(bytes) : global::{ns}.{root}.Decode(bytes, 0, bytes.Length, state);"));
+        c.line("if (state != null) state.Record(value);");
+    } else if l.reads_direction[p.root] {
+        c.line(&format!("var value = fc == null ? global::{ns}.{root}.Decode(bytes) : global::{ns}.{root}.Decode(bytes, 0, bytes.Length, fc.Value);"));
+    } else {
+        c.line(&format!("var value = global::{ns}.{root}.Decode(bytes);"));
+    }
+    c.line("var json = value.ToString();");
+    c.line("try");
+    c.open();
+    if l.reads_direction[p.root] {
+        c.line("return \"ok\\t\" + json + \"\\t\" + ToHex(fc == null ? value.Encode() : value.Encode(fc.Value));");
+    } else {
+        c.line("return \"ok\\t\" + json + \"\\t\" + ToHex(value.Encode());");
+    }
+    c.close();
+    c.line("catch (EncodeException e)");
+    c.open();
+    c.line("return \"encode-error\\t\" + json + \"\\t\" + OneLine(e.Message);");
+    c.close();
+    c.close();
+    c.line("catch (DecodeException e)");
+    c.open();
+    c.line("return \"error\\t\" + OneLine(e.Message);");
+    c.close();
+    c.line("catch (Exception e)");
+    c.open();
+    c.line("return \"crash\\t\" + e.GetType().Name + \": \" + OneLine(e.Message);");
+    c.close();
+    c.close();
+    c.gap();
+}
+
+pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
+    let ns = namespace(p);
     // Conversations keep the lists their messages announce (`new` starts one).
     let stateful = !p.state.is_empty() && l.state_readers[p.root];
     let mut c = Code::default();
@@ -145,45 +191,7 @@ pub fn program(p: &Protocol, l: &Lowered) -> Result<String, Internal> {
         c.line("static ConversationState state;");
         c.gap();
     }
-    c.line("static string Answer(string line)");
-    c.open();
-    c.line("try");
-    c.open();
-    // `c HEX` or `s HEX`: sent by the client or the server.
-    c.line("bool? fc = line.StartsWith(\"c \") ? true : line.StartsWith(\"s \") ? (bool?)false : null;");
-    c.line("var bytes = FromHex(fc == null ? line : line.Substring(2));");
-    if stateful {
-        c.line(&format!("var value = state == null ? global::{ns}.{root}.Decode(bytes) : global::{ns}.{root}.Decode(bytes, 0, bytes.Length, state);"));
-        c.line("if (state != null) state.Record(value);");
-    } else if l.reads_direction[p.root] {
-        c.line(&format!("var value = fc == null ? global::{ns}.{root}.Decode(bytes) : global::{ns}.{root}.Decode(bytes, 0, bytes.Length, fc.Value);"));
-    } else {
-        c.line(&format!("var value = global::{ns}.{root}.Decode(bytes);"));
-    }
-    c.line("var json = value.ToString();");
-    c.line("try");
-    c.open();
-    if l.reads_direction[p.root] {
-        c.line("return \"ok\\t\" + json + \"\\t\" + ToHex(fc == null ? value.Encode() : value.Encode(fc.Value));");
-    } else {
-        c.line("return \"ok\\t\" + json + \"\\t\" + ToHex(value.Encode());");
-    }
-    c.close();
-    c.line("catch (EncodeException e)");
-    c.open();
-    c.line("return \"encode-error\\t\" + json + \"\\t\" + OneLine(e.Message);");
-    c.close();
-    c.close();
-    c.line("catch (DecodeException e)");
-    c.open();
-    c.line("return \"error\\t\" + OneLine(e.Message);");
-    c.close();
-    c.line("catch (Exception e)");
-    c.open();
-    c.line("return \"crash\\t\" + e.GetType().Name + \": \" + OneLine(e.Message);");
-    c.close();
-    c.close();
-    c.gap();
+    answer_method(&mut c, p, l, stateful);
     made_method(&mut c);
     c.gap();
     corrupted_method(&mut c);
