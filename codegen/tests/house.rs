@@ -330,7 +330,6 @@ const LONG_BEFORE_THE_RULE: &[&str] = &[
     "codegen/src/backend/lua/dissect/structs.rs: field",
     "codegen/src/backend/lua/dissect/structs.rs: function",
     "codegen/src/backend/lua/dissect/values/arrays.rs: value_array",
-    "codegen/src/backend/lua/mod.rs: generate",
     "codegen/src/backend/rust/application_protocol.rs: application_protocol_marker",
     "codegen/src/backend/rust/encode/union.rs: write_union",
     "codegen/src/backend/rust/session/conversation.rs: conversation_module",

@@ -56,12 +56,40 @@ pub(crate) fn value_slot(name: &str) -> String {
     format!("v{}", member(name))
 }
 
-pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, Internal> {
+/// What validation refuses before a dissector is generated (an internal error if it came here).
+fn not_generated(p: &Protocol) -> Result<(), Internal> {
     if p.layout.is_bits()
         && (p.transport.udp_heuristic.is_some() || p.transport.tcp_heuristic.is_some())
     {
         return Err(Internal("a heuristic over a bit-stream root".into()));
     }
+    if p.opening
+        .iter()
+        .any(|(_, id)| p.structs[*id].layout.is_bits())
+    {
+        return Err(Internal("a bit-stream opening datagram".into()));
+    }
+    Ok(())
+}
+
+/// Every `ProtoField` of the dissector: the schema's fields, those filters read, and an
+/// application's message id.
+fn field_decls(i: Input<'_>) -> Result<FieldDecls<'_>, Internal> {
+    let mut decls = FieldDecls::new(i);
+    decls.declare_fields()?;
+    decls.declare_filtered_fields(&i.l.filter_uses)?;
+    if let Some(it) = i.p.application.as_ref().and_then(|a| a.own_id) {
+        let a = format!("{}.message_id", i.p.name);
+        decls.add_field(
+            a.clone(),
+            format!("ProtoField.{}(\"{a}\", \"Message id\", base.DEC, nil, nil, \"Which message follows\")", protofield_int(&it)),
+        );
+    }
+    Ok(decls)
+}
+
+pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, Internal> {
+    not_generated(p)?;
     let (raw, case_names, bitops) = (joined_streams(p), case_names(p), Cell::new(false));
     let i = Input {
         p,
@@ -71,16 +99,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         shared_switch: l.shared_switch,
         bitops: &bitops,
     };
-    let mut decls = FieldDecls::new(i);
-    decls.declare_fields()?;
-    decls.declare_filtered_fields(&l.filter_uses)?;
-    if let Some(it) = p.application.as_ref().and_then(|a| a.own_id) {
-        let a = format!("{}.message_id", p.name);
-        decls.add_field(
-            a.clone(),
-            format!("ProtoField.{}(\"{a}\", \"Message id\", base.DEC, nil, nil, \"Which message follows\")", protofield_int(&it)),
-        );
-    }
+    let mut decls = field_decls(i)?;
     let mut structs = Dissect::new(i).functions()?;
     let (crcs, checksums) = checksums(p)?;
     let value_strings = value_strings(p, &case_names);
@@ -104,12 +123,6 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
     let conversations = has_conversations(p);
     let port_tables = port_tables(p, l, conversations);
     let tcp_framing = tcp_framing(p, &mut decls);
-    if p.opening
-        .iter()
-        .any(|(_, id)| p.structs[*id].layout.is_bits())
-    {
-        return Err(Internal("a bit-stream opening datagram".into()));
-    }
     let reassembly = reassembly_def(i)?;
     let checks_visible = p.reliability.is_some()
         || structs
