@@ -378,7 +378,24 @@ impl<'p> Dissect<'p> {
         if let Some(n) = s.padding.align {
             align_code(c, self.i.p, n, "padding");
         }
-        for &fi in &checksums {
+        self.after_fields(c, sid, &checksums);
+        c.line(if keeps {
+            "return offset, v"
+        } else {
+            "return offset"
+        });
+        c.close("end");
+        let declared = c.locals(&[]);
+        c.lines.splice(locals..locals, declared);
+        Ok(())
+    }
+
+    /// What a struct's function does once its fields are read: its checksums verified, the
+    /// values its state tables record, its joins and stream joins, the analysis's facts and
+    /// its part of the Info column.
+    fn after_fields(&mut self, c: &mut Code, sid: StructId, checksums: &[usize]) {
+        let s = &self.i.p.structs[sid];
+        for &fi in checksums {
             let f = &s.fields[fi];
             let Role::Checksum(cs) = f.role else { continue };
             let (from, to) = range_bounds(s, cs, "start", "offset");
@@ -412,15 +429,6 @@ impl<'p> Dissect<'p> {
                 self.i.summary().info_of(sid, "v", false, "    ")
             ));
         }
-        c.line(if keeps {
-            "return offset, v"
-        } else {
-            "return offset"
-        });
-        c.close("end");
-        let declared = c.locals(&[]);
-        c.lines.splice(locals..locals, declared);
-        Ok(())
     }
 
     /// `dissect_whole`: a joined payload decoded with the root's switch field `fi`, by the tag of
@@ -536,42 +544,7 @@ impl<'p> Dissect<'p> {
                 lua_escape(message)
             ));
         }
-        match (&f.role, f.max) {
-            (Role::Const(_), _) => {
-                // As the schema wrote it.
-                let k = f.const_literal().unwrap_or_default();
-                c.open(format!("if {target} ~= {k} then"));
-                c.read_item(format!("item:add_proto_expert_info(E.bad_const, fmt(\"{}: expected 0x%x, found 0x%x\", {k}, {target}))", f.name));
-                c.close("end");
-            }
-            (_, Some(m)) => {
-                c.open(format!("if {target} > {m} then"));
-                c.read_item(format!("item:add_proto_expert_info(E.too_large, fmt(\"{}: %d is above the maximum {m}\", {target}))", f.name));
-                c.close("end");
-            }
-            _ => {}
-        }
-        if let Some(valid) = &f.valid {
-            let bad = match valid {
-                Valid::Range { min, max } => {
-                    let sides: Vec<String> = min
-                        .map(|lo| format!("{target} < {lo}"))
-                        .into_iter()
-                        .chain(max.map(|hi| format!("{target} > {hi}")))
-                        .collect();
-                    sides.join(" or ")
-                }
-                Valid::List(values) if values.len() == 1 => format!("{target} ~= {}", values[0]),
-                Valid::List(values) => {
-                    let any: Vec<String> =
-                        values.iter().map(|v| format!("{target} == {v}")).collect();
-                    format!("not ({})", any.join(" or "))
-                }
-            };
-            c.open(format!("if {bad} then"));
-            c.read_item(format!("item:add_proto_expert_info(E.invalid, fmt(\"{}: %s is not one the schema allows\", tostring({target})))", f.name));
-            c.close("end");
-        }
+        value_checks(c, f, &target);
         if f.condition.is_some() {
             c.close("end");
         }
@@ -591,5 +564,45 @@ impl<'p> Dissect<'p> {
             c.lines.remove(heading_at);
         }
         Ok(())
+    }
+}
+
+/// A field's checks once read (`item`, its value in `target`): a constant's value, a maximum,
+/// the values `valid:` allows; each failing one is expert info on the item.
+fn value_checks(c: &mut Code, f: &Field, target: &str) {
+    match (&f.role, f.max) {
+        (Role::Const(_), _) => {
+            // As the schema wrote it.
+            let k = f.const_literal().unwrap_or_default();
+            c.open(format!("if {target} ~= {k} then"));
+            c.read_item(format!("item:add_proto_expert_info(E.bad_const, fmt(\"{}: expected 0x%x, found 0x%x\", {k}, {target}))", f.name));
+            c.close("end");
+        }
+        (_, Some(m)) => {
+            c.open(format!("if {target} > {m} then"));
+            c.read_item(format!("item:add_proto_expert_info(E.too_large, fmt(\"{}: %d is above the maximum {m}\", {target}))", f.name));
+            c.close("end");
+        }
+        _ => {}
+    }
+    if let Some(valid) = &f.valid {
+        let bad = match valid {
+            Valid::Range { min, max } => {
+                let sides: Vec<String> = min
+                    .map(|lo| format!("{target} < {lo}"))
+                    .into_iter()
+                    .chain(max.map(|hi| format!("{target} > {hi}")))
+                    .collect();
+                sides.join(" or ")
+            }
+            Valid::List(values) if values.len() == 1 => format!("{target} ~= {}", values[0]),
+            Valid::List(values) => {
+                let any: Vec<String> = values.iter().map(|v| format!("{target} == {v}")).collect();
+                format!("not ({})", any.join(" or "))
+            }
+        };
+        c.open(format!("if {bad} then"));
+        c.read_item(format!("item:add_proto_expert_info(E.invalid, fmt(\"{}: %s is not one the schema allows\", tostring({target})))", f.name));
+        c.close("end");
     }
 }
