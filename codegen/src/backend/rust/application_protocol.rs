@@ -32,31 +32,8 @@ impl<'p> ApplicationMarker<'p> {
             (quote! { Message }, quote! {})
         };
         let transport_protocol = quote! { <#t::Protocol as wiregen_runtime::Protocol> };
-        let types: Vec<TokenStream> = a
-            .messages
-            .iter()
-            .map(|(_, sid)| *sid)
-            .chain((0..p.structs.len()).filter(|id| !a.messages.iter().any(|(_, m)| m == id)))
-            .map(|id| self.c.marker().visit_type(id))
-            .collect();
-        let arbitrary_message = self.arbitrary_application_datagram(a);
-        let feature_impls = self.c.marker().feature_protocol_impls(
-            &types,
-            quote! {
-                fn serialize_joined<S: serde::Serializer>(joined: &Self::Joined, serializer: S) -> Result<S::Ok, S::Error> {
-                    <#t::Protocol as wiregen_runtime::SerdeProtocol>::serialize_joined(joined, serializer)
-                }
-
-                fn joined_shape() -> wiregen_runtime::Shape {
-                    <#t::Protocol as wiregen_runtime::SerdeProtocol>::joined_shape()
-                }
-            },
-            arbitrary_message,
-            quote! {
-                let _ = u;
-                Ok(Some(Vec::new()))
-            },
-        );
+        let types = self.visited_types(a);
+        let feature_impls = self.feature_impls(a, &types);
         let transport_name = &a.transport;
         let received_doc = doc_prose(&format!(
             "A `{transport_name}` datagram as this application reads it: the transport's message, and the game message it carries (`None`: one of the transport's own)."
@@ -136,6 +113,41 @@ impl<'p> ApplicationMarker<'p> {
 
             #feature_impls
         }
+    }
+
+    /// Every type of the schema for `each_type`: the application's messages first.
+    fn visited_types(&self, a: &Application) -> Vec<TokenStream> {
+        let p = self.c.p;
+        a.messages
+            .iter()
+            .map(|(_, sid)| *sid)
+            .chain((0..p.structs.len()).filter(|id| !a.messages.iter().any(|(_, m)| m == id)))
+            .map(|id| self.c.marker().visit_type(id))
+            .collect()
+    }
+
+    /// The feature-gated `Protocol` impls (serde, arbitrary): joined payloads are the
+    /// transport's, and a random datagram carries a random message.
+    fn feature_impls(&self, a: &Application, types: &[TokenStream]) -> TokenStream {
+        let t = self.c.extension().other_protocol(&a.transport);
+        let arbitrary_message = self.arbitrary_application_datagram(a);
+        self.c.marker().feature_protocol_impls(
+            types,
+            quote! {
+                fn serialize_joined<S: serde::Serializer>(joined: &Self::Joined, serializer: S) -> Result<S::Ok, S::Error> {
+                    <#t::Protocol as wiregen_runtime::SerdeProtocol>::serialize_joined(joined, serializer)
+                }
+
+                fn joined_shape() -> wiregen_runtime::Shape {
+                    <#t::Protocol as wiregen_runtime::SerdeProtocol>::joined_shape()
+                }
+            },
+            arbitrary_message,
+            quote! {
+                let _ = u;
+                Ok(Some(Vec::new()))
+            },
+        )
     }
 
     /// `arbitrary_message`: an arbitrary message sent through an arbitrary carrying message
