@@ -53,6 +53,40 @@ pub fn compare(d: &mut Differ) -> Pairs {
     w.pairs
 }
 
+/// The fields of old type `os` and new type `ns` that are one field: paired by name, then
+/// unpaired ones at the same place with the same wire shape as a rename (said as one).
+fn paired_fields(d: &mut Differ, os: StructId, ns: StructId) -> Vec<(usize, usize)> {
+    let (o, n) = (&d.old.p.structs[os], &d.new.p.structs[ns]);
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (oi, of) in o.fields.iter().enumerate() {
+        if let Some(ni) = n.fields.iter().position(|nf| nf.name == of.name) {
+            pairs.push((oi, ni));
+        }
+    }
+    for oi in 0..o.fields.len() {
+        let unpaired_old = !pairs.iter().any(|(a, _)| *a == oi);
+        let unpaired_new = oi < n.fields.len() && !pairs.iter().any(|(_, b)| *b == oi);
+        if unpaired_old
+            && unpaired_new
+            && shape(&d.old.p, &o.fields[oi].ty) == shape(&d.new.p, &n.fields[oi].ty)
+        {
+            d.push(
+                Class::DissectorOnly,
+                Rule::FieldRenamed,
+                format!("{}.{}", n.name, n.fields[oi].name),
+                format!(
+                    "`{}` → `{}`: its filter name and Rust name change",
+                    o.fields[oi].name, n.fields[oi].name
+                ),
+                d.old.field_at(&o.name, &o.fields[oi].name),
+                d.new.field_at(&n.name, &n.fields[oi].name),
+            );
+            pairs.push((oi, oi));
+        }
+    }
+    pairs
+}
+
 fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
     let (o, n) = (&d.old.p.structs[os], &d.new.p.structs[ns]);
     let (oat, nat) = (
@@ -85,35 +119,7 @@ fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
             nat,
         );
     }
-    // Fields paired by name, then unpaired ones at the same place with the same wire shape as
-    // a rename.
-    let mut pairs: Vec<(usize, usize)> = Vec::new();
-    for (oi, of) in o.fields.iter().enumerate() {
-        if let Some(ni) = n.fields.iter().position(|nf| nf.name == of.name) {
-            pairs.push((oi, ni));
-        }
-    }
-    for oi in 0..o.fields.len() {
-        let unpaired_old = !pairs.iter().any(|(a, _)| *a == oi);
-        let unpaired_new = oi < n.fields.len() && !pairs.iter().any(|(_, b)| *b == oi);
-        if unpaired_old
-            && unpaired_new
-            && shape(&d.old.p, &o.fields[oi].ty) == shape(&d.new.p, &n.fields[oi].ty)
-        {
-            d.push(
-                Class::DissectorOnly,
-                Rule::FieldRenamed,
-                format!("{}.{}", n.name, n.fields[oi].name),
-                format!(
-                    "`{}` → `{}`: its filter name and Rust name change",
-                    o.fields[oi].name, n.fields[oi].name
-                ),
-                d.old.field_at(&o.name, &o.fields[oi].name),
-                d.new.field_at(&n.name, &n.fields[oi].name),
-            );
-            pairs.push((oi, oi));
-        }
-    }
+    let mut pairs = paired_fields(d, os, ns);
     pairs.sort();
     let mut highest = None;
     for &(oi, ni) in &pairs {
