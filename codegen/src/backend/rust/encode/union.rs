@@ -25,15 +25,7 @@ impl<'p> Encoder<'p> {
             let var = variant_ident(&c.variant);
             let carries = tag.is_some() && c.single().is_none();
             let tag_check = outside(&c.values, false);
-            let write = match c.body {
-                CaseBody::Struct(id) => self.write_struct_call(sid, id, quote! { value }, nm)?,
-                CaseBody::Array(id) => {
-                    let item = self.write_struct_call(sid, id, quote! { item }, nm)?;
-                    quote! { for item in value.iter() { #item } }
-                }
-                CaseBody::Bytes => quote! { w.put(value); },
-                CaseBody::Empty => quote! {},
-            };
+            let write = self.write_case_body(sid, c.body, quote! { value }, nm)?;
             let range_check = match (carries, tag) {
                 (true, Some((_, tf))) => {
                     let tn = ident(&tf.name);
@@ -85,41 +77,7 @@ impl<'p> Encoder<'p> {
             });
         }
         if let Some(b) = u.default {
-            // The catch-all must not carry a tag a named case owns (unless the `unless`
-            // condition holds, when any tag goes).
-            let check = tag.and_then(|(_, tf)| self.default_tag_check(u, tf, nm));
-            // A tag this switch does not derive: the same, on its value (no `unless`: there
-            // any tag goes).
-            let check = check.or_else(|| {
-                let all = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied()));
-                u.unless.is_none().then(|| outside(&all, true)).flatten()
-            });
-            let tag_bind = tag.map(|(_, tf)| {
-                let tn = ident(&tf.name);
-                quote! { #tn, }
-            });
-            let write = match b {
-                CaseBody::Bytes => quote! { w.put(data); },
-                CaseBody::Struct(id) => self.write_struct_call(sid, id, quote! { value }, nm)?,
-                CaseBody::Array(id) => {
-                    let item = self.write_struct_call(sid, id, quote! { item }, nm)?;
-                    quote! { for item in value.iter() { #item } }
-                }
-                CaseBody::Empty => quote! {},
-            };
-            let bind = match b {
-                CaseBody::Bytes => quote! { data, },
-                CaseBody::Struct(_) | CaseBody::Array(_) => quote! { value, },
-                CaseBody::Empty => quote! {},
-            };
-            let other = variant_ident(&u.default_variant);
-            let binding = match (tag.is_some(), b) {
-                (true, _) => quote! { #un::#other { #tag_bind #bind .. } },
-                (false, CaseBody::Empty) => quote! { #un::#other },
-                (false, CaseBody::Bytes) => quote! { #un::#other(data) },
-                (false, CaseBody::Struct(_) | CaseBody::Array(_)) => quote! { #un::#other(value) },
-            };
-            arms.push(quote! { #binding => { #check #write } });
+            arms.push(self.default_arm(sid, fi, u, b, nm)?);
         }
         let guard = match (&u.unless, u.default) {
             (Some(cond), Some(_)) if !cond.reads_position() => {
@@ -138,6 +96,70 @@ impl<'p> Encoder<'p> {
             _ => quote! {},
         };
         Ok(quote! { #guard match #borrowed { #(#arms)* } })
+    }
+
+    /// The arm of a switch's default variant: its tag checked (not one a named case owns), its
+    /// body written.
+    fn default_arm(
+        &self,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        b: CaseBody,
+        nm: &str,
+    ) -> Result<TokenStream, Internal> {
+        let un = ident(&self.c.p.union_name(sid, fi));
+        let tag = self.c.types().tag_field(sid, fi);
+        // The catch-all must not carry a tag a named case owns (unless the `unless`
+        // condition holds, when any tag goes).
+        let check = tag.and_then(|(_, tf)| self.default_tag_check(u, tf, nm));
+        // A tag this switch does not derive: the same, on its value (no `unless`: there
+        // any tag goes).
+        let check = check.or_else(|| {
+            let all = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied()));
+            u.unless
+                .is_none()
+                .then(|| self.tag_value_check(u, tag.is_some(), &all, true, nm))
+                .flatten()
+        });
+        let tag_bind = tag.map(|(_, tf)| {
+            let tn = ident(&tf.name);
+            quote! { #tn, }
+        });
+        let write = self.write_case_body(sid, b, quote! { data }, nm)?;
+        let bind = match b {
+            CaseBody::Bytes => quote! { data, },
+            CaseBody::Struct(_) | CaseBody::Array(_) => quote! { value, },
+            CaseBody::Empty => quote! {},
+        };
+        let other = variant_ident(&u.default_variant);
+        let binding = match (tag.is_some(), b) {
+            (true, _) => quote! { #un::#other { #tag_bind #bind .. } },
+            (false, CaseBody::Empty) => quote! { #un::#other },
+            (false, CaseBody::Bytes) => quote! { #un::#other(data) },
+            (false, CaseBody::Struct(_) | CaseBody::Array(_)) => quote! { #un::#other(value) },
+        };
+        Ok(quote! { #binding => { #check #write } })
+    }
+
+    /// Writes a case's body bound as `value` (its bytes as `bytes`): a struct, each element
+    /// of an array, the bytes.
+    fn write_case_body(
+        &self,
+        sid: StructId,
+        body: CaseBody,
+        bytes: TokenStream,
+        nm: &str,
+    ) -> Result<TokenStream, Internal> {
+        Ok(match body {
+            CaseBody::Struct(id) => self.write_struct_call(sid, id, quote! { value }, nm)?,
+            CaseBody::Array(id) => {
+                let item = self.write_struct_call(sid, id, quote! { item }, nm)?;
+                quote! { for item in value.iter() { #item } }
+            }
+            CaseBody::Bytes => quote! { w.put(#bytes); },
+            CaseBody::Empty => quote! {},
+        })
     }
 
     /// A check that a tag this switch does not derive (set by the user, or derived by another
