@@ -45,44 +45,16 @@ impl<'p> Dissect<'p> {
         // does after a last field, unless the struct is padded or aligned).
         let s = &self.i.p.structs[sid];
         let limit_read_after = fi + 1 < s.fields.len() || s.padding.any();
-        let quoted = format!("\"{label}\"");
         // `subtree: false` on the field: no list, the elements in the field's tree.
         let list = f.subtree;
-        let (range, label_expr, locals, values) = if !list {
-            let (locals, values) = if in_bytes && limit_read_after {
-                (format!("{arr}, outer_limit_{name}"), "limit")
-            } else {
-                (arr.clone(), "")
-            };
-            ("", String::new(), locals, values)
-        } else if in_bytes {
-            let (locals, values) = if limit_read_after {
-                (format!("{arr}, {count_of}, outer_limit_{name}"), "0, limit")
-            } else {
-                (format!("{arr}, {count_of}"), "0")
-            };
-            ("tvb(offset, n)", quoted, locals, values)
-        } else if open_ended {
-            // It runs to the end of its scope: its length is known before it is read.
-            let locals = format!("{arr}, {count_of}");
-            ("tvb(offset, limit - offset)", quoted, locals, "0")
-        } else if counted {
-            let locals = format!("{arr}, {arr_start}, {count_of}");
-            ("tvb(offset, 0)", quoted, locals, "offset, 0")
-        } else {
-            // All `n` are read (or the message ends malformed): the label says so at once.
-            let counted_label = format!("string.format(\"{label} (%d)\", n)");
-            let locals = format!("{arr}, {arr_start}");
-            ("tvb(offset, 0)", counted_label, locals, "offset")
+        let shape = ArrayShape {
+            list,
+            in_bytes,
+            open_ended,
+            counted,
+            limit_read_after,
         };
-        if list {
-            let item = shown::subtree(tree, range, &label_expr);
-            c.line(format!("local {locals} = {item}, {values}"));
-        } else if values.is_empty() {
-            c.line(format!("local {locals} = {tree}"));
-        } else {
-            c.line(format!("local {locals} = {tree}, {values}"));
-        }
+        open_array(c, tree, name, &label, &shape);
         if in_bytes {
             c.line("limit = offset + n");
         }
@@ -170,4 +142,58 @@ impl<'p> Dissect<'p> {
         c.line("offset = offset + packed");
         Ok(())
     }
+}
+
+/// How an array is read and shown, for [`open_array`].
+struct ArrayShape {
+    /// In a list of its own (not `subtree: false`).
+    list: bool,
+    /// Sized in bytes, with `limit` moved to their end.
+    in_bytes: bool,
+    /// Read to the end of its scope.
+    open_ended: bool,
+    /// Its elements counted as they are read (not known to be `n` at once).
+    counted: bool,
+    /// A limit it moves is read after it (put back).
+    limit_read_after: bool,
+}
+
+/// The locals an array's loop starts from: the tree its elements go in (its list, with the
+/// range and label known before the elements are read, or the field's tree), its start, its
+/// count so far, the limit it moves.
+fn open_array(c: &mut Code, tree: &str, name: &str, label: &str, shape: &ArrayShape) {
+    let arr = format!("arr_{name}");
+    let arr_start = format!("arr_start_{name}");
+    let count_of = format!("count_{name}");
+    if !shape.list {
+        if shape.in_bytes && shape.limit_read_after {
+            c.line(format!("local {arr}, outer_limit_{name} = {tree}, limit"));
+        } else {
+            c.line(format!("local {arr} = {tree}"));
+        }
+        return;
+    }
+    let quoted = format!("\"{label}\"");
+    let (range, label_expr, locals, values) = if shape.in_bytes {
+        let (locals, values) = if shape.limit_read_after {
+            (format!("{arr}, {count_of}, outer_limit_{name}"), "0, limit")
+        } else {
+            (format!("{arr}, {count_of}"), "0")
+        };
+        ("tvb(offset, n)", quoted, locals, values)
+    } else if shape.open_ended {
+        // It runs to the end of its scope: its length is known before it is read.
+        let locals = format!("{arr}, {count_of}");
+        ("tvb(offset, limit - offset)", quoted, locals, "0")
+    } else if shape.counted {
+        let locals = format!("{arr}, {arr_start}, {count_of}");
+        ("tvb(offset, 0)", quoted, locals, "offset, 0")
+    } else {
+        // All `n` are read (or the message ends malformed): the label says so at once.
+        let counted_label = format!("string.format(\"{label} (%d)\", n)");
+        let locals = format!("{arr}, {arr_start}");
+        ("tvb(offset, 0)", counted_label, locals, "offset")
+    };
+    let item = shown::subtree(tree, range, &label_expr);
+    c.line(format!("local {locals} = {item}, {values}"));
 }
