@@ -458,17 +458,7 @@ impl Gen {
         let mut used: Vec<String> = Vec::new();
         let n = self.rng.range(2, 9);
         let start = self.rng.below(FIELD_WORDS.len() as u64) as usize;
-        let fresh = |used: &mut Vec<String>, k: usize| -> String {
-            let base = FIELD_WORDS[(start + k) % FIELD_WORDS.len()];
-            let mut name = base.to_string();
-            let mut i = 2;
-            while used.contains(&name) {
-                name = format!("{base}_{i}");
-                i += 1;
-            }
-            used.push(name.clone());
-            name
-        };
+        let fresh = |used: &mut Vec<String>, k: usize| fresh_name(used, start, k);
         if self.context {
             let _ = writeln!(out, "      - {{ name: \"ctx\", type: u8 }}");
             used.push("ctx".into());
@@ -545,13 +535,20 @@ impl Gen {
                 }
             }
         }
+        self.root_end(&mut out, &known, fresh(&mut used, 99));
+        out
+    }
+
+    /// The end of the root: an optional trailing field, a checksum, a switch (named `name`) with
+    /// a bytes case, or data to the end.
+    fn root_end(&mut self, out: &mut String, known: &[(String, Known)], name: String) {
         // An optional field at the end of the message, present when bytes are left.
         if !self.layout.bits() && self.rng.chance(15) {
             let _ = writeln!(
                 out,
                 "      - {{ name: \"trailer\", type: u16, if: \"@remaining > 0\" }}"
             );
-            return out;
+            return;
         }
         // The end: a checksum, a switch with a bytes case, or data to the end.
         match self.rng.below(5) {
@@ -568,8 +565,7 @@ impl Gen {
                 );
             }
             1 => {
-                let name = fresh(&mut used, 99);
-                let line = self.switch(&name, &known, &mut out, true);
+                let line = self.switch(&name, known, out, true);
                 out.push_str(&line);
             }
             2 => {
@@ -582,6 +578,19 @@ impl Gen {
             }
             _ => {}
         }
-        out
     }
+}
+
+/// The `k`th field name of a type whose names start at word `start`, not one of `used` (a
+/// number added), and now used.
+fn fresh_name(used: &mut Vec<String>, start: usize, k: usize) -> String {
+    let base = FIELD_WORDS[(start + k) % FIELD_WORDS.len()];
+    let mut name = base.to_string();
+    let mut i = 2;
+    while used.contains(&name) {
+        name = format!("{base}_{i}");
+        i += 1;
+    }
+    used.push(name.clone());
+    name
 }
