@@ -332,7 +332,6 @@ const LONG_BEFORE_THE_RULE: &[&str] = &[
     "codegen/src/backend/rust/session/reassembly.rs: reassembly_module",
     "codegen/src/backend/rust/types/enums.rs: enum_with_ranges",
     "codegen/src/validate/resolve/unions.rs: union",
-    "schemafuzz/src/lib.rs: schema",
 ];
 
 /// Each function of `text` (rustfmt's layout: its body closes with `}` at the indentation of

@@ -344,6 +344,56 @@ impl Gen {
         };
 
         let mut out = String::new();
+        let framed_inside = self.protocol_header(&mut out, messages.len());
+        self.write_enums_and_flags(&mut out);
+        out.push_str("types:\n");
+        for (i, fields) in messages.iter().enumerate() {
+            let name = if self.transport.is_some() {
+                format!("Msg{i}")
+            } else {
+                "Packet".to_string()
+            };
+            // An Info-column summary of one or two of its fields (any type).
+            let names: Vec<&str> = fields
+                .lines()
+                .filter_map(|l| l.strip_prefix("      - { name: \""))
+                .filter_map(|l| l.split('"').next())
+                .collect();
+            let info = if names.is_empty() || !self.rng.chance(40) {
+                String::new()
+            } else {
+                let a = names[self.rng.below(names.len() as u64) as usize];
+                let b = names[self.rng.below(names.len() as u64) as usize];
+                format!("    info: \"{a}={{{a}}} {{{b}}}\"\n")
+            };
+            let _ = write!(out, "  {name}:\n{info}    fields:\n{fields}");
+        }
+        for (i, (name, fields)) in self.helpers.iter().enumerate() {
+            // Every second helper type is shown without a subtree of its own (no draw from the
+            // generator: a seed's other choices stay what they were).
+            let subtree = if i % 2 == 1 {
+                "    subtree: false\n"
+            } else {
+                ""
+            };
+            let _ = write!(out, "  {name}:\n{subtree}    fields:\n{fields}");
+        }
+        if framed_inside {
+            // The message holds its TCP length: a channel byte, then the size of the whole
+            // frame, derived by the encoder from the packet it holds.
+            out.push_str(
+                "  Frame:\n    fields:\n      - { name: channel, type: u8 }\n      \
+                 - { name: size, type: u16le }\n      \
+                 - { name: packet, type: Packet, length: \"size - 3\" }\n",
+            );
+        }
+        out
+    }
+
+    /// The `protocol:` section: a transport (UDP, or TCP framed one of four ways) or an
+    /// application of `n_messages` messages over one. Whether the root is the `Frame` that
+    /// holds its TCP length.
+    fn protocol_header(&self, out: &mut String, n_messages: usize) -> bool {
         let mut framed_inside = false;
         let layout = match self.layout {
             Layout::Bytes => String::new(),
@@ -361,7 +411,7 @@ impl Gen {
         match &self.transport {
             Some(path) => {
                 // An application keeps its transport's layout and byte order.
-                let ids: Vec<String> = (0..messages.len())
+                let ids: Vec<String> = (0..n_messages)
                     .map(|i| format!("{}: Msg{i}", i + 1))
                     .collect();
                 let _ = write!(
@@ -407,49 +457,7 @@ impl Gen {
                 }
             }
         }
-        self.write_enums_and_flags(&mut out);
-        out.push_str("types:\n");
-        for (i, fields) in messages.iter().enumerate() {
-            let name = if self.transport.is_some() {
-                format!("Msg{i}")
-            } else {
-                "Packet".to_string()
-            };
-            // An Info-column summary of one or two of its fields (any type).
-            let names: Vec<&str> = fields
-                .lines()
-                .filter_map(|l| l.strip_prefix("      - { name: \""))
-                .filter_map(|l| l.split('"').next())
-                .collect();
-            let info = if names.is_empty() || !self.rng.chance(40) {
-                String::new()
-            } else {
-                let a = names[self.rng.below(names.len() as u64) as usize];
-                let b = names[self.rng.below(names.len() as u64) as usize];
-                format!("    info: \"{a}={{{a}}} {{{b}}}\"\n")
-            };
-            let _ = write!(out, "  {name}:\n{info}    fields:\n{fields}");
-        }
-        for (i, (name, fields)) in self.helpers.iter().enumerate() {
-            // Every second helper type is shown without a subtree of its own (no draw from the
-            // generator: a seed's other choices stay what they were).
-            let subtree = if i % 2 == 1 {
-                "    subtree: false\n"
-            } else {
-                ""
-            };
-            let _ = write!(out, "  {name}:\n{subtree}    fields:\n{fields}");
-        }
-        if framed_inside {
-            // The message holds its TCP length: a channel byte, then the size of the whole
-            // frame, derived by the encoder from the packet it holds.
-            out.push_str(
-                "  Frame:\n    fields:\n      - { name: channel, type: u8 }\n      \
-                 - { name: size, type: u16le }\n      \
-                 - { name: packet, type: Packet, length: \"size - 3\" }\n",
-            );
-        }
-        out
+        framed_inside
     }
 
     fn root_fields(&mut self) -> String {
