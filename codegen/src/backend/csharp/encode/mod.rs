@@ -151,11 +151,8 @@ impl<'p> Encoder<'p> {
         fi: usize,
         f: &Field,
     ) -> Result<(), Internal> {
-        let p = self.i.p;
-        let s = &p.structs[sid];
         let plan = self.i.l.field(sid, fi);
         let x = local(&f.name);
-        let nm = lit(&f.name);
         let t = self.types().ty(sid, fi, &f.ty)?;
         match &f.role {
             Role::Value => self.implied(c, sid, f, &t)?,
@@ -185,27 +182,7 @@ impl<'p> Encoder<'p> {
                 return Ok(());
             }
         }
-        // Presence.
-        let present = match &f.condition {
-            None => None,
-            Some(cond) => {
-                let has = if is_value_type(&f.ty) {
-                    format!("{x}.HasValue")
-                } else {
-                    format!("{x} != null")
-                };
-                if plan.write.presence == crate::lower::Presence::Checked {
-                    let cond = self.exprs().expr(cond);
-                    c.line(&format!("if (({cond}) != ({has}))"));
-                    c.open();
-                    c.line(&format!(
-                        "throw new EncodeException({nm}, \"present exactly when its condition holds\");"
-                    ));
-                    c.close();
-                }
-                Some(has)
-            }
-        };
+        let present = self.presence(c, f, plan.write.presence);
         if let Some(has) = &present {
             c.line(&format!("if ({has})"));
             c.open();
@@ -248,31 +225,77 @@ impl<'p> Encoder<'p> {
                 &f.ty,
                 &value,
             )?;
-            for li in starts {
-                let lf = &s.fields[li];
-                let Ty::Int(it) = &lf.ty else {
-                    return Err(Internal("a patched length that is not an integer".into()));
-                };
-                let Role::Derived(Derive::LengthOf(_, lin)) = lf.role else {
-                    return Err(Internal("a patch of no length".into()));
-                };
-                let lx = local(&lf.name);
-                let v = solve(
-                    &format!("(long)(w.Position - {x}Start)"),
-                    lin,
-                    &lit(&lf.name),
-                );
-                c.line(&format!(
-                    "w.Patch({lx}Pos, (ulong)WireFit.Count({v}, {}UL, {}), {}, {});",
-                    it.max_value(),
-                    lit(&lf.name),
-                    it.bytes(),
-                    it.endian == Endian::Big
-                ));
-            }
+            self.patch_lengths(c, sid, &starts, &x)?;
         }
         if present.is_some() {
             c.close();
+        }
+        Ok(())
+    }
+
+    /// Whether optional field `f` is present, as C# (`x.HasValue`, `x != null`; None: not
+    /// optional), checked against its condition when the encoder does not derive it.
+    fn presence(
+        &self,
+        c: &mut Code,
+        f: &Field,
+        presence: crate::lower::Presence,
+    ) -> Option<String> {
+        let x = local(&f.name);
+        let nm = lit(&f.name);
+        match &f.condition {
+            None => None,
+            Some(cond) => {
+                let has = if is_value_type(&f.ty) {
+                    format!("{x}.HasValue")
+                } else {
+                    format!("{x} != null")
+                };
+                if presence == crate::lower::Presence::Checked {
+                    let cond = self.exprs().expr(cond);
+                    c.line(&format!("if (({cond}) != ({has}))"));
+                    c.open();
+                    c.line(&format!(
+                        "throw new EncodeException({nm}, \"present exactly when its condition holds\");"
+                    ));
+                    c.close();
+                }
+                Some(has)
+            }
+        }
+    }
+
+    /// The lengths of struct `sid` written ahead of field `x` (zeros then), patched with its
+    /// size now that it is written.
+    fn patch_lengths(
+        &self,
+        c: &mut Code,
+        sid: StructId,
+        starts: &[usize],
+        x: &str,
+    ) -> Result<(), Internal> {
+        let s = &self.i.p.structs[sid];
+        for &li in starts {
+            let lf = &s.fields[li];
+            let Ty::Int(it) = &lf.ty else {
+                return Err(Internal("a patched length that is not an integer".into()));
+            };
+            let Role::Derived(Derive::LengthOf(_, lin)) = lf.role else {
+                return Err(Internal("a patch of no length".into()));
+            };
+            let lx = local(&lf.name);
+            let v = solve(
+                &format!("(long)(w.Position - {x}Start)"),
+                lin,
+                &lit(&lf.name),
+            );
+            c.line(&format!(
+                "w.Patch({lx}Pos, (ulong)WireFit.Count({v}, {}UL, {}), {}, {});",
+                it.max_value(),
+                lit(&lf.name),
+                it.bytes(),
+                it.endian == Endian::Big
+            ));
         }
         Ok(())
     }
