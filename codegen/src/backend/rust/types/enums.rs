@@ -125,50 +125,9 @@ impl<'p> Types<'p> {
             raw: unknown_raw,
             name: unknown_name,
         } = unknowns(e, (&variants, &values), (&rvariants, &rpats));
-        // A range's name does not say its value: such variants serialize as numbers.
-        let serde_name = if e.ranges.is_empty() {
-            quote! { self.name() }
-        } else {
-            quote! { match self { #( Self::#rvariants(_) => None, )* _ => self.name() } }
-        };
-        let too_wide = format!("{{wide}} does not fit {}", e.name);
-        let serde_from = if e.closed {
-            let message = format!("{{raw}} is not a value of {}", e.name);
-            quote! { Self::from_raw(raw).ok_or_else(|| serde::de::Error::custom(format!(#message))) }
-        } else {
-            quote! { Ok(Self::from_raw(raw)) }
-        };
         let (derive_arbitrary, impl_arbitrary) = self.enum_arbitrary(e);
         let from_int = int_conversion(e);
-        let serde = self.c.features().items(
-            "serde",
-            &[
-                quote! {
-            impl serde::Serialize for #name {
-                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                    wiregen_runtime::serde_support::named(s, #serde_name, self.raw() as u64)
-                }
-            }
-                },
-                quote! {
-            impl<'de> serde::Deserialize<'de> for #name {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    const NAMES: &[(&str, u64)] = &[ #( (#names, #values), )* ];
-                    let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-                    let raw = #raw::try_from(wide).map_err(|_| serde::de::Error::custom(format!(#too_wide)))?;
-                    #serde_from
-                }
-            }
-                },
-                quote! {
-            impl wiregen_runtime::SerdeShape for #name {
-                fn shape() -> wiregen_runtime::Shape {
-                    wiregen_runtime::Shape::Name
-                }
-            }
-                },
-            ],
-        );
+        let serde = self.enum_serde(e, &names, &values, &rvariants);
         quote! {
             #d
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -208,6 +167,61 @@ impl<'p> Types<'p> {
 
             #serde
         }
+    }
+
+    /// An enum's serde impls (features `serde`): by name, a range's values and unknown ones as
+    /// numbers.
+    fn enum_serde(
+        &self,
+        e: &Enum,
+        names: &[&str],
+        values: &[TokenStream],
+        rvariants: &[Ident],
+    ) -> TokenStream {
+        let name = ident(&e.name);
+        let raw = int_rust(&e.repr);
+        // A range's name does not say its value: such variants serialize as numbers.
+        let serde_name = if e.ranges.is_empty() {
+            quote! { self.name() }
+        } else {
+            quote! { match self { #( Self::#rvariants(_) => None, )* _ => self.name() } }
+        };
+        let too_wide = format!("{{wide}} does not fit {}", e.name);
+        let serde_from = if e.closed {
+            let message = format!("{{raw}} is not a value of {}", e.name);
+            quote! { Self::from_raw(raw).ok_or_else(|| serde::de::Error::custom(format!(#message))) }
+        } else {
+            quote! { Ok(Self::from_raw(raw)) }
+        };
+        self.c.features().items(
+            "serde",
+            &[
+                quote! {
+            impl serde::Serialize for #name {
+                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    wiregen_runtime::serde_support::named(s, #serde_name, self.raw() as u64)
+                }
+            }
+                },
+                quote! {
+            impl<'de> serde::Deserialize<'de> for #name {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    const NAMES: &[(&str, u64)] = &[ #( (#names, #values), )* ];
+                    let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+                    let raw = #raw::try_from(wide).map_err(|_| serde::de::Error::custom(format!(#too_wide)))?;
+                    #serde_from
+                }
+            }
+                },
+                quote! {
+            impl wiregen_runtime::SerdeShape for #name {
+                fn shape() -> wiregen_runtime::Shape {
+                    wiregen_runtime::Shape::Name
+                }
+            }
+                },
+            ],
+        )
     }
 
     /// A tag value as a value of the tag field's type.
