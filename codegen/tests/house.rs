@@ -329,7 +329,6 @@ const LONG_BEFORE_THE_RULE: &[&str] = &[
     "codegen/src/backend/rust/session/conversation.rs: conversation_module",
     "codegen/src/backend/rust/session/joined.rs: join_items",
     "codegen/src/backend/rust/session/reassembly.rs: reassembly_module",
-    "codegen/src/validate/resolve/unions.rs: union",
 ];
 
 /// Each function of `text` (rustfmt's layout: its body closes with `}` at the indentation of

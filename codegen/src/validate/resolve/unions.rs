@@ -63,35 +63,13 @@ impl<'f> Resolver<'f> {
             let (values, variant) = if tag_unknown {
                 (vec![], key.to_upper_camel_case())
             } else if tag_bool {
-                match key.as_str() {
-                    "true" => (vec![CaseValue::One(1)], "True".to_string()),
-                    "false" => (vec![CaseValue::One(0)], "False".to_string()),
-                    _ => {
-                        self.r.error_key(
-                            Code::E0404,
-                            &cp,
-                            format!("case key '{key}' of a bool tag"),
-                            Some("a bool tag's cases are \"true\" and \"false\"".into()),
-                        );
-                        (vec![], key.to_upper_camel_case())
-                    }
-                }
+                self.bool_case_key(key, &cp)
             } else {
                 self.case_key(key, tag_enum, &cp)
             };
             let body = self.case_body(body, &cp);
             let variant = match (name, body) {
-                (Some(n), _) => {
-                    if !is_camel_ident(&n) {
-                        self.r.error(
-                            Code::E0405,
-                            &format!("{cp}.name"),
-                            format!("variant name '{n}' is not UpperCamelCase"),
-                            None,
-                        );
-                    }
-                    n
-                }
+                (Some(n), _) => self.named_variant(n, &cp),
                 (None, CaseBody::Struct(id)) if tag_enum.is_none() => {
                     self.file.types.get_index(id).unwrap().0.clone()
                 }
@@ -140,6 +118,36 @@ impl<'f> Resolver<'f> {
             unless,
             shares,
         }
+    }
+
+    /// The values and variant of a case of a bool tag: `true` or `false`.
+    fn bool_case_key(&mut self, key: &str, cp: &str) -> (Vec<CaseValue>, String) {
+        match key {
+            "true" => (vec![CaseValue::One(1)], "True".to_string()),
+            "false" => (vec![CaseValue::One(0)], "False".to_string()),
+            _ => {
+                self.r.error_key(
+                    Code::E0404,
+                    cp,
+                    format!("case key '{key}' of a bool tag"),
+                    Some("a bool tag's cases are \"true\" and \"false\"".into()),
+                );
+                (vec![], key.to_upper_camel_case())
+            }
+        }
+    }
+
+    /// A case's variant as its `name:` gives it (UpperCamelCase, or an error at `cp.name`).
+    fn named_variant(&mut self, n: String, cp: &str) -> String {
+        if !is_camel_ident(&n) {
+            self.r.error(
+                Code::E0405,
+                &format!("{cp}.name"),
+                format!("variant name '{n}' is not UpperCamelCase"),
+                None,
+            );
+        }
+        n
     }
 
     /// The switch a `cases_from` switch shares its enum with: the one it names, when the
