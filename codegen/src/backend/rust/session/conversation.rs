@@ -79,34 +79,7 @@ impl<'p> ConversationModule<'p> {
              [`{root}`]."
         ));
         let serialize = self.c.features().serialize_derive();
-        // A root whose layout depends on the direction is encoded and decoded with it.
-        let (encode, decode_root) = if self.c.l.reads_direction[p.root] {
-            (
-                quote! {
-                    /// The datagram's bytes, sent by the client (`from_client`) or the server.
-                    pub fn encode_from(&self, from_client: bool) -> Result<Vec<u8>, EncodeError> {
-                        match self {
-                            #(Datagram::#names(m) => m.encode(),)*
-                            Datagram::#root(m) => m.encode_from(from_client),
-                        }
-                    }
-                },
-                quote! { #root::decode_from(bytes, from_client) },
-            )
-        } else {
-            (
-                quote! {
-                    /// The datagram's bytes.
-                    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-                        match self {
-                            #(Datagram::#names(m) => m.encode(),)*
-                            Datagram::#root(m) => m.encode(),
-                        }
-                    }
-                },
-                quote! { #root::decode(bytes) },
-            )
-        };
+        let (encode, decode_root) = self.datagram_encode(&names);
         quote! {
             #datagram_doc
             #[derive(Debug, Clone, PartialEq)]
@@ -149,6 +122,41 @@ impl<'p> ConversationModule<'p> {
 
                 #dissect
             }
+        }
+    }
+
+    /// A datagram's `encode` (`encode_from` when the root's layout depends on the direction),
+    /// and the root's decode call: `names` are the opening datagrams' variants.
+    fn datagram_encode(&self, names: &[Ident]) -> (TokenStream, TokenStream) {
+        let p = self.c.p;
+        let root = ident(&p.root().name);
+        // A root whose layout depends on the direction is encoded and decoded with it.
+        if self.c.l.reads_direction[p.root] {
+            (
+                quote! {
+                    /// The datagram's bytes, sent by the client (`from_client`) or the server.
+                    pub fn encode_from(&self, from_client: bool) -> Result<Vec<u8>, EncodeError> {
+                        match self {
+                            #(Datagram::#names(m) => m.encode(),)*
+                            Datagram::#root(m) => m.encode_from(from_client),
+                        }
+                    }
+                },
+                quote! { #root::decode_from(bytes, from_client) },
+            )
+        } else {
+            (
+                quote! {
+                    /// The datagram's bytes.
+                    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+                        match self {
+                            #(Datagram::#names(m) => m.encode(),)*
+                            Datagram::#root(m) => m.encode(),
+                        }
+                    }
+                },
+                quote! { #root::decode(bytes) },
+            )
         }
     }
 
