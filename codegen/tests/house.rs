@@ -325,10 +325,7 @@ const MOST_FUNCTION_LINES: usize = 120;
 /// Functions longer than the house allows that were so before the rule was checked, each to be
 /// split when next worked on (`file: name`). The list only shrinks: a function of it that fits
 /// fails the test until it is struck off, as does any function not on it that does not.
-const LONG_BEFORE_THE_RULE: &[&str] = &[
-    "codegen/src/backend/rust/session/joined.rs: join_items",
-    "codegen/src/backend/rust/session/reassembly.rs: reassembly_module",
-];
+const LONG_BEFORE_THE_RULE: &[&str] = &["codegen/src/backend/rust/session/joined.rs: join_items"];
 
 /// Each function of `text` (rustfmt's layout: its body closes with `}` at the indentation of
 /// `fn`; a declaration without a body is left out) with its name and length in lines.

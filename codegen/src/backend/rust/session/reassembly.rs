@@ -52,27 +52,7 @@ impl<'p> ReassemblyModule<'p> {
         } else {
             quote! { _packet }
         };
-        let (count_fn, piece_end, count_name) = match &r.end {
-            PieceEnd::Last(e) => {
-                let last = self.c.exprs().expr_top(e, Ctx::Value);
-                (
-                    quote! {
-                        /// Whether this packet carries the last piece of its payload.
-                        pub fn is_last_piece(&self) -> bool { #last }
-                    },
-                    quote! { wiregen_runtime::PieceEnd::Last(packet.is_last_piece()) },
-                    piece_field.name.as_str(),
-                )
-            }
-            PieceEnd::Count(f) => {
-                let cf = ident(&root.fields[*f].name);
-                (
-                    quote! {},
-                    quote! { wiregen_runtime::PieceEnd::Count(packet.#cf as usize) },
-                    root.fields[*f].name.as_str(),
-                )
-            }
-        };
+        let (count_fn, piece_end, count_name) = self.piece_end(r);
         let WholeParts {
             decode_as,
             decl: whole_tag_decl,
@@ -139,6 +119,34 @@ impl<'p> ReassemblyModule<'p> {
                 }
             }
         })
+    }
+
+    /// How a payload's end is told: a method saying a packet carries the last piece (none when
+    /// a count says how many), the runtime's `PieceEnd` of a packet, and the field it reads.
+    fn piece_end(&self, r: &Reassembly) -> (TokenStream, TokenStream, String) {
+        let root = self.c.p.root();
+        let piece_field = &root.fields[r.field];
+        match &r.end {
+            PieceEnd::Last(e) => {
+                let last = self.c.exprs().expr_top(e, Ctx::Value);
+                (
+                    quote! {
+                        /// Whether this packet carries the last piece of its payload.
+                        pub fn is_last_piece(&self) -> bool { #last }
+                    },
+                    quote! { wiregen_runtime::PieceEnd::Last(packet.is_last_piece()) },
+                    piece_field.name.clone(),
+                )
+            }
+            PieceEnd::Count(f) => {
+                let cf = ident(&root.fields[*f].name);
+                (
+                    quote! {},
+                    quote! { wiregen_runtime::PieceEnd::Count(packet.#cf as usize) },
+                    root.fields[*f].name.clone(),
+                )
+            }
+        }
     }
 
     /// Where a piece's bytes are: a bytes field, or the raw-bytes default of a switch (then
