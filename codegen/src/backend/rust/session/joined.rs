@@ -55,22 +55,7 @@ impl<'p> JoinedItems<'p> {
             }
         }
         if ways.is_empty() {
-            return Ok(JoinItems {
-                module: quote! {},
-                protocol: quote! {
-                    type Joins = ();
-                    type Joined = std::convert::Infallible;
-                },
-                serialize: quote! {
-                    fn serialize_joined<S: serde::Serializer>(joined: &Self::Joined, _: S) -> Result<S::Ok, S::Error> {
-                        match *joined {}
-                    }
-
-                    fn joined_shape() -> wiregen_runtime::Shape {
-                        wiregen_runtime::Shape::Never
-                    }
-                },
-            });
+            return Ok(no_joins());
         }
         let (lt, lt_anon, lt_static) = if ways.iter().any(|w| w.borrows) {
             (quote! { <'j> }, quote! { <'_> }, quote! { <'static> })
@@ -535,5 +520,25 @@ impl<'p> JoinedItems<'p> {
             }
         }
         out
+    }
+}
+
+/// The items of a protocol that joins nothing: its `Joined` is a type without values.
+fn no_joins() -> JoinItems {
+    JoinItems {
+        module: quote! {},
+        protocol: quote! {
+            type Joins = ();
+            type Joined = std::convert::Infallible;
+        },
+        serialize: quote! {
+            fn serialize_joined<S: serde::Serializer>(joined: &Self::Joined, _: S) -> Result<S::Ok, S::Error> {
+                match *joined {}
+            }
+
+            fn joined_shape() -> wiregen_runtime::Shape {
+                wiregen_runtime::Shape::Never
+            }
+        },
     }
 }
