@@ -270,6 +270,10 @@ fn role(p: &Protocol, sid: StructId, f: &Field) -> String {
     let name = |i: usize| p.structs[sid].fields[i].name.clone();
     match &f.role {
         Role::Value => "set by the sender".into(),
+        // A negative one as written: its bits would read as another number.
+        Role::Const(_) if f.const_negative() => {
+            format!("constant {}", f.const_literal().unwrap_or_default())
+        }
         Role::Const(c) => format!("constant {c}"),
         Role::Reserved => "reserved".into(),
         Role::Derived(Derive::LengthOf(i, l)) => {

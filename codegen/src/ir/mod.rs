@@ -302,20 +302,29 @@ pub struct Field {
     /// How the dissector shows an integer (`display: hex`); by default constants, checksums
     /// and reserved fields in hex, other integers in decimal.
     pub display: Option<Display>,
-    /// A constant as the schema wrote it when it wrote it in hex (`0xD1CE`): the outputs write
-    /// it so too.
-    pub const_hex: Option<String>,
+    /// A constant as the schema wrote it when it wrote it in hex (`0xD1CE`) or negative (`-1`,
+    /// of a signed integer; its wire bits are the `Role::Const`): the outputs write it so too.
+    pub const_text: Option<String>,
 }
 
 impl Field {
-    /// The field's constant as the outputs write it: in hex as the schema wrote it, else in
-    /// decimal (`None` when the field is not a constant).
+    /// The field's constant as the outputs write it: in hex or negative as the schema wrote it,
+    /// else in decimal (`None` when the field is not a constant).
     pub fn const_literal(&self) -> Option<String> {
-        match (&self.role, &self.const_hex) {
+        match (&self.role, &self.const_text) {
             (Role::Const(_), Some(hex)) => Some(hex.clone()),
             (Role::Const(c), None) => Some(c.to_string()),
             _ => None,
         }
+    }
+
+    /// Whether the field is a constant the schema wrote as a negative number (`-1`).
+    pub fn const_negative(&self) -> bool {
+        matches!(self.role, Role::Const(_))
+            && self
+                .const_text
+                .as_deref()
+                .is_some_and(|t| t.starts_with('-'))
     }
 }
 

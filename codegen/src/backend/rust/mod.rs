@@ -354,7 +354,7 @@ fn field_init(name: &str, local: &Ident) -> TokenStream {
 
 /// A constant field's value as the schema wrote it (`0xD1CE`, or decimal), untyped.
 fn const_lit(f: &Field, value: u64) -> TokenStream {
-    match &f.const_hex {
+    match &f.const_text {
         Some(hex) => hex.parse().unwrap_or_else(|_| lit_hex(value)),
         None => {
             let l = lit_u64(value);
@@ -363,9 +363,13 @@ fn const_lit(f: &Field, value: u64) -> TokenStream {
     }
 }
 
-/// A constant field's value of Rust type `ty`, as the schema wrote it (`0xD1CE_u16`, `5u8`).
+/// A constant field's value of Rust type `ty`, as the schema wrote it (`0xD1CE_u16`, `5u8`,
+/// `(-1_i8)`: in brackets, as a method call binds tighter than the minus).
 fn const_typed(f: &Field, value: u64, ty: &Ident) -> TokenStream {
-    match &f.const_hex {
+    match &f.const_text {
+        Some(text) if f.const_negative() => format!("({text}_{ty})")
+            .parse()
+            .expect("a negative literal"),
         Some(hex) => format!("{hex}_{ty}").parse().unwrap_or_else(|_| {
             let l = lit_typed(value, ty);
             quote! { #l }

@@ -305,13 +305,25 @@ impl<'f> Resolver<'f> {
                     }
                 }
             }
+            // A signed integer's constant may be negative: kept as its wire bits.
+            (schema::ConstDef::Negative(v), None)
+                if matches!(ty, Ty::Int(it) if it.signed)
+                    && i128::from(*v) >= -(1i128 << (bits - 1)) =>
+            {
+                Some((*v as u64) & (u64::MAX >> (64 - bits)))
+            }
             (schema::ConstDef::Negative(v), _) => {
+                let why = if matches!(ty, Ty::Int(it) if it.signed) {
+                    format!("constant {v} does not fit in {bits} signed bits")
+                } else {
+                    format!("constant {v} is negative, but the field is unsigned")
+                };
                 self.r.error(
                     Code::E0339,
                     at,
-                    format!("constant {v} is negative: constants are written as their wire bits"),
+                    why,
                     Some(format!(
-                        "make the field unsigned and write its {bits}-bit pattern, {:#x}",
+                        "make the field signed, or write its {bits}-bit pattern, {:#x}",
                         (*v as u64) & (u64::MAX >> (64 - bits.clamp(1, 64)))
                     )),
                 );

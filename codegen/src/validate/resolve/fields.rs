@@ -72,7 +72,7 @@ impl<'f> Resolver<'f> {
         let ty = self.field_type(sid, index, f, fp, endian, layout);
         let (ty, compression) = self.compression(f, fp, layout, ty);
         self.check_modifiers(f, fp, &ty, layout);
-        let (role, const_hex) = self.field_role(f, fp, &ty, layout);
+        let (role, const_text) = self.field_role(f, fp, &ty, layout);
         let condition = f.condition.as_ref().map(|c| {
             let s = Scope {
                 struct_id: sid,
@@ -129,7 +129,7 @@ impl<'f> Resolver<'f> {
             compression,
             filter,
             display,
-            const_hex,
+            const_text,
         }
     }
 
@@ -286,12 +286,15 @@ impl<'f> Resolver<'f> {
     ) -> (Role, Option<String>) {
         let scope = |suffix: &str| format!("{fp}.{suffix}");
         let mut role = Role::Value;
-        let mut const_hex = None;
+        let mut const_text = None;
         if let Some(c) = &f.constant {
             if let Some(c) = self.constant(c, ty, &scope("const")) {
                 role = Role::Const(c);
-                // Written in hex (`0xD1CE`): the outputs write it so.
-                const_hex = self.hex_text(&scope("const"), c);
+                // Written in hex (`0xD1CE`) or negative (`-1`): the outputs write it so.
+                const_text = match f.constant {
+                    Some(schema::ConstDef::Negative(v)) => Some(v.to_string()),
+                    _ => self.hex_text(&scope("const"), c),
+                };
             }
         }
         if let Some(def) = &f.checksum {
@@ -334,7 +337,7 @@ impl<'f> Resolver<'f> {
                 );
             }
         }
-        (role, const_hex)
+        (role, const_text)
     }
 
     /// `max` on an integer that can hold it; `optional` (not supported yet).

@@ -281,7 +281,12 @@ impl<'p> Decoder<'p> {
         let nm = lit(&f.name);
         if let Role::Const(k) = f.role {
             let lit_k = f.const_literal().unwrap_or_else(|| k.to_string());
-            c.line(&format!("if ((ulong){x} != {lit_k})"));
+            // A negative one in the field's own (signed) type.
+            if f.const_negative() {
+                c.line(&format!("if ({x} != {lit_k})"));
+            } else {
+                c.line(&format!("if ((ulong){x} != {lit_k})"));
+            }
             c.open();
             c.line(&format!(
                 "throw r.Error({nm}, {at}, \"expected {lit_k}, found \" + {x});"

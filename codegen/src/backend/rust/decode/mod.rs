@@ -114,20 +114,7 @@ impl<'p> Decoder<'p> {
         let at = ident(&self.c.l.field(sid, fi).locals.at);
         let value = self.read_ty(sid, fi, &f.ty, nm, &abbrev)?;
         let check = match (&f.role, f.max) {
-            (Role::Const(c), _) => {
-                // Compared in the field's own type, written as the schema wrote it.
-                let c = const_lit(f, *c);
-                let raw = match f.ty {
-                    Ty::Enum(_) => quote! { #local.raw() },
-                    _ => quote! { #local },
-                };
-                quote! {
-                    if #raw != #c {
-                        let kind = DecodeErrorKind::BadConst { expected: #c, found: #raw as u64 };
-                        return Err(r.error(#nm, #at, kind));
-                    }
-                }
-            }
+            (Role::Const(c), _) => const_check(f, *c, &local, &at),
             (_, Some(m)) => {
                 let m = lit_u64(m);
                 quote! {
@@ -476,6 +463,31 @@ impl<'p> Decoder<'p> {
             | Ty::Str(Len::VarPrefix(_), _)
             | Ty::Array(_, Len::VarPrefix(_)) => 1,
             other => self.c.p.fixed_size(other).unwrap_or(0),
+        }
+    }
+}
+
+/// The check of constant field `f` (its value `c`, read into `local` at `at`): compared in the
+/// field's own type, written as the schema wrote it.
+fn const_check(f: &Field, c: u64, local: &Ident, at: &Ident) -> TokenStream {
+    let nm = f.name.as_str();
+    let expected = match &f.ty {
+        // Reported as the value read is, widened with its sign.
+        Ty::Int(it) if f.const_negative() => {
+            let typed = const_typed(f, c, &int_rust(it));
+            quote! { #typed as u64 }
+        }
+        _ => const_lit(f, c),
+    };
+    let c = const_lit(f, c);
+    let raw = match f.ty {
+        Ty::Enum(_) => quote! { #local.raw() },
+        _ => quote! { #local },
+    };
+    quote! {
+        if #raw != #c {
+            let kind = DecodeErrorKind::BadConst { expected: #expected, found: #raw as u64 };
+            return Err(r.error(#nm, #at, kind));
         }
     }
 }
