@@ -472,10 +472,14 @@ impl Gen {
             used.push("ctx".into());
         }
         if !self.layout.bits() && self.rng.chance(25) {
-            let _ = writeln!(
-                out,
-                "      - {{ name: \"magic\", type: u16, const: 0xD1CE }}"
-            );
+            // One seed in four a signed magic number written negative (decided by the seed,
+            // so the other draws stay as they were).
+            let magic = if self.seed % 4 == 1 {
+                "type: i16, const: -12345"
+            } else {
+                "type: u16, const: 0xD1CE"
+            };
+            let _ = writeln!(out, "      - {{ name: \"magic\", {magic} }}");
             used.push("magic".into());
         }
         for k in 0..n as usize {
