@@ -67,18 +67,7 @@ fn schemas_that_once_failed_verify() {
 /// schemas above: the dissector's fields are the crate's, whatever tree holds them.
 #[test]
 fn tree_shapes_of_the_golden_snippets_verify() {
-    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("tree-shapes");
-    let out = Command::new(env!("CARGO_BIN_EXE_wiregen"))
-        .arg("verify")
-        .args(["subtrees.yaml", "inline_cases.yaml"].map(|s| golden.join(s)))
-        .args(["--messages", "500", "--hostile", "300", "--work-dir"])
-        .arg(&work)
-        .output()
-        .expect("runs wiregen verify");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{text}");
+    let text = verify_golden(&["subtrees.yaml", "inline_cases.yaml"], "tree-shapes");
     for name in ["subtrees", "inline_cases"] {
         assert!(
             text.contains(&format!("{name}: 500 of 500 messages agree field by field")),
@@ -170,18 +159,7 @@ fn verify_fails_naming_a_case_no_message_takes() {
 /// and hostile datagrams (constants that differ) raise no Lua error.
 #[test]
 fn negative_constants_of_the_golden_snippet_verify() {
-    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/negative_constants.yaml");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("negative-constants");
-    let out = Command::new(env!("CARGO_BIN_EXE_wiregen"))
-        .arg("verify")
-        .arg(&schema)
-        .args(["--messages", "500", "--hostile", "300", "--work-dir"])
-        .arg(&work)
-        .output()
-        .expect("runs wiregen verify");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{text}");
+    let text = verify_golden(&["negative_constants.yaml"], "negative-constants");
     for line in [
         "negative_constants: coverage: 1 of 1 types, 8 of 8 fields, 0 of 0 switch cases reached",
         "negative_constants: C#: coverage: 1 of 1 types, 8 of 8 fields, 0 of 0 switch cases reached",
@@ -190,4 +168,21 @@ fn negative_constants_of_the_golden_snippet_verify() {
     ] {
         assert!(text.contains(line), "{line}\n{text}");
     }
+}
+
+/// `wiregen verify` of golden snippets `files` (500 messages, 300 hostile datagrams, in work
+/// folder `work`), which must succeed: what it said.
+fn verify_golden(files: &[&str], work: &str) -> String {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let out = Command::new(env!("CARGO_BIN_EXE_wiregen"))
+        .arg("verify")
+        .args(files.iter().map(|s| golden.join(s)))
+        .args(["--messages", "500", "--hostile", "300", "--work-dir"])
+        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join(work))
+        .output()
+        .expect("runs wiregen verify");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    text
 }
