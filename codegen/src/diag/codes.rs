@@ -129,7 +129,7 @@ codes! {
     E0336 => "constant … does not fit in … bits",
     E0337 => "'…' names a range of values of '…', not one value",
     E0338 => "'…' is not a value of enum '…'",
-    E0339 => "constant … is negative, but the field is unsigned (or it does not fit the signed bits)",
+    E0339 => "constant … is negative, but the field is unsigned (or an enum, or it does not fit the signed bits)",
     E0340 => "constant '…' is a name, but the field is an integer",
     E0341 => "'…' in a bit-stream layout",
     E0342 => "padding or alignment of zero bytes",

@@ -149,7 +149,7 @@ function dissect.Packet(tvb, pinfo, tree, offset, limit)
   v.version = val
   offset = offset + 1
   if v.version ~= -1 then
-    tree_add_proto_expert_info(item, E.bad_const, fmt("version: expected 0x%x, found 0x%x", -1, v.version))
+    tree_add_proto_expert_info(item, E.bad_const, fmt("version: expected %d, found %d", -1, v.version))
   end
   -- lowest
   if limit - offset < 2 then return truncated(tree, tvb, offset, "lowest", 2, limit - offset) end
@@ -159,7 +159,7 @@ function dissect.Packet(tvb, pinfo, tree, offset, limit)
   v.lowest = val
   offset = offset + 2
   if v.lowest ~= -32768 then
-    tree_add_proto_expert_info(item, E.bad_const, fmt("lowest: expected 0x%x, found 0x%x", -32768, v.lowest))
+    tree_add_proto_expert_info(item, E.bad_const, fmt("lowest: expected %d, found %d", -32768, v.lowest))
   end
   -- marker
   if limit - offset < 4 then return truncated(tree, tvb, offset, "marker", 4, limit - offset) end
@@ -169,7 +169,7 @@ function dissect.Packet(tvb, pinfo, tree, offset, limit)
   v.marker = val
   offset = offset + 4
   if v.marker ~= -2 then
-    tree_add_proto_expert_info(item, E.bad_const, fmt("marker: expected 0x%x, found 0x%x", -2, v.marker))
+    tree_add_proto_expert_info(item, E.bad_const, fmt("marker: expected %d, found %d", -2, v.marker))
   end
   -- wide
   if limit - offset < 8 then return truncated(tree, tvb, offset, "wide", 8, limit - offset) end
@@ -179,7 +179,7 @@ function dissect.Packet(tvb, pinfo, tree, offset, limit)
   v.wide = val
   offset = offset + 8
   if v.wide ~= -5 then
-    tree_add_proto_expert_info(item, E.bad_const, fmt("wide: expected 0x%x, found 0x%x", -5, v.wide))
+    tree_add_proto_expert_info(item, E.bad_const, fmt("wide: expected %d, found %d", -5, v.wide))
   end
   -- nibbles: a bit group
   if limit - offset < 1 then return truncated(tree, tvb, offset, "nibbles", 1, limit - offset) end
@@ -191,7 +191,7 @@ function dissect.Packet(tvb, pinfo, tree, offset, limit)
   item = group_nibbles_item:add_le(F["negative_constants.small"], tvb(offset, 1))
   v.small = val
   if v.small ~= -3 then
-    tree_add_proto_expert_info(item, E.bad_const, fmt("small: expected 0x%x, found 0x%x", -3, v.small))
+    tree_add_proto_expert_info(item, E.bad_const, fmt("small: expected %d, found %d", -3, v.small))
   end
   if HAS_TREE then group_nibbles_item:add_le(F["negative_constants.rest"], tvb(offset, 1)) end
   offset = offset + 1

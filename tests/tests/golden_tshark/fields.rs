@@ -1,4 +1,4 @@
-//! Field forms: padding, alignment and reserved fields, size fields, presence, valid values, varint prefixes, enum constants and ranges.
+//! Field forms: padding, alignment and reserved fields, size fields, presence, valid values, varint prefixes, enum constants and ranges, negative constants.
 
 use super::*;
 
@@ -753,5 +753,70 @@ fn an_element_of_no_bytes_is_found_while_reading_by_both_outputs() {
             .any(|f| f.showname.contains("an element takes no bytes")),
         "{:?}",
         d.frames[1]
+    );
+}
+
+/// Negative constants of signed integers (`const: -1`): the crate writes their two's-complement
+/// bits and refuses other bytes naming the field; the dissector shows the values as the schema
+/// wrote them, reads the one a condition tests, and says in decimal which constant differs.
+#[test]
+fn negative_constants_agree_between_crate_and_dissector() {
+    use wiregen_golden::negative_constants::{Packet, Protocol};
+    use wiregen_runtime::DecodeErrorKind;
+    let packet = Packet {
+        rest: 9,
+        extra: Some(0x42),
+    };
+    // version -1, lowest -32768 (big-endian), marker -2 and wide -5 (little-endian), small -3
+    // (0xd) in the group's low nibble under rest 9, extra (as version == -1), positive 7.
+    let expected = hex_bytes("ff 8000 feffffff fbffffffffffffff 9d 42 0700");
+    assert_eq!(packet.encode().unwrap(), expected);
+    assert_eq!(Packet::decode(&expected).unwrap(), packet);
+    // A version of -2: refused at its byte.
+    let mut bad = expected.clone();
+    bad[0] = 0xfe;
+    let err = Packet::decode(&bad).unwrap_err();
+    assert_eq!(err.offset, 0, "{err}");
+    assert!(
+        matches!(err.kind, DecodeErrorKind::BadConst { expected: u64::MAX, found } if found == u64::MAX - 1),
+        "{err}"
+    );
+
+    let d = dissect_payloads("negative_constants", 9141, &[expected.clone(), bad]);
+    assert!(d.experts(0, "negative_constants").is_empty());
+    for (field, shown) in [
+        ("version", "-1"),
+        ("lowest", "-32768"),
+        ("marker", "-2"),
+        ("wide", "-5"),
+        ("small", "-3"),
+        ("rest", "9"),
+        ("extra", "66"),
+        ("positive", "7"),
+    ] {
+        assert_eq!(
+            value(&d, 0, &format!("negative_constants.{field}")),
+            shown,
+            "{field}"
+        );
+    }
+    let said: Vec<&str> = d.frames[1]
+        .iter()
+        .filter(|f| f.name == "negative_constants.expert.bad_const")
+        .map(|f| f.showname.as_str())
+        .collect();
+    // (Without extra, its condition false, positive reads 42 07: that constant differs too.)
+    assert_eq!(
+        said,
+        [
+            "version: expected -1, found -2",
+            "positive: expected 0x7, found 0x742"
+        ]
+    );
+
+    verify_protocol::<Protocol>(
+        &["codegen/tests/golden/negative_constants.lua"],
+        &[],
+        0x9141,
     );
 }

@@ -313,20 +313,30 @@ impl<'f> Resolver<'f> {
                 Some((*v as u64) & (u64::MAX >> (64 - bits)))
             }
             (schema::ConstDef::Negative(v), _) => {
-                let why = if matches!(ty, Ty::Int(it) if it.signed) {
-                    format!("constant {v} does not fit in {bits} signed bits")
-                } else {
-                    format!("constant {v} is negative, but the field is unsigned")
+                let pattern = (*v as u64) & (u64::MAX >> (64 - bits.clamp(1, 64)));
+                let (why, hint) = match ty {
+                    Ty::Int(it) if it.signed => (
+                        format!("constant {v} does not fit in {bits} signed bits"),
+                        format!(
+                            "{bits} signed bits hold {} to {}",
+                            -(1i128 << (bits - 1)),
+                            (1i128 << (bits - 1)) - 1
+                        ),
+                    ),
+                    Ty::Int(_) => (
+                        format!("constant {v} is negative, but the field is unsigned"),
+                        format!(
+                            "make the field signed, or write its {bits}-bit pattern, {pattern:#x}"
+                        ),
+                    ),
+                    _ => (
+                        format!(
+                            "constant {v} is negative: an enum's constant is one of its values"
+                        ),
+                        "write the value's name".to_string(),
+                    ),
                 };
-                self.r.error(
-                    Code::E0339,
-                    at,
-                    why,
-                    Some(format!(
-                        "make the field signed, or write its {bits}-bit pattern, {:#x}",
-                        (*v as u64) & (u64::MAX >> (64 - bits.clamp(1, 64)))
-                    )),
-                );
+                self.r.error(Code::E0339, at, why, Some(hint));
                 None
             }
             (schema::ConstDef::Name(n), None) => {

@@ -575,7 +575,9 @@ fn value_checks(c: &mut Code, f: &Field, target: &str) {
             // As the schema wrote it.
             let k = f.const_literal().unwrap_or_default();
             c.open(format!("if {target} ~= {k} then"));
-            c.read_item(format!("item:add_proto_expert_info(E.bad_const, fmt(\"{}: expected 0x%x, found 0x%x\", {k}, {target}))", f.name));
+            // A negative one in decimal, as the schema wrote it.
+            let digits = if f.const_negative() { "%d" } else { "0x%x" };
+            c.read_item(format!("item:add_proto_expert_info(E.bad_const, fmt(\"{}: expected {digits}, found {digits}\", {k}, {target}))", f.name));
             c.close("end");
         }
         (_, Some(m)) => {
