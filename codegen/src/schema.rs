@@ -408,6 +408,8 @@ pub struct EnumDef {
 #[serde(untagged, deny_unknown_fields)]
 pub enum NamedValue {
     Plain(u64),
+    /// A negative number (refused by validation with its reason, not serde's message).
+    Negative(i64),
     Range(String),
     Documented {
         value: u64,
@@ -426,6 +428,7 @@ impl NamedValue {
     pub fn value(&self) -> u64 {
         match self {
             NamedValue::Plain(v) | NamedValue::Documented { value: v, .. } => *v,
+            NamedValue::Negative(v) => *v as u64,
             NamedValue::Range(r) | NamedValue::DocumentedRange { range: r, .. } => {
                 parse_range(r).map_or(0, |(lo, _)| lo)
             }

@@ -91,6 +91,7 @@ codes! {
     E0232 => "unknown type '…'",
     E0233 => "a number's byte order contradicts the bit stream it is read in",
     E0234 => "an enum's or flag set's byte order contradicts the bit stream a field reads it in",
+    E0235 => "value … is negative: enum and flag values are unsigned",
     E0301 => "a field has either a 'type' or a 'switch', not both",
     E0302 => "a field's type does not parse",
     E0303 => "field '…' has no 'type'",

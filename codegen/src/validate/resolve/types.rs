@@ -84,6 +84,19 @@ impl<'f> Resolver<'f> {
             }
             let (lo, hi, doc) = match v {
                 NamedValue::Plain(v) => (*v, *v, None),
+                NamedValue::Negative(v) => {
+                    self.r.error(
+                        Code::E0235,
+                        &vp,
+                        format!("value {v} is negative: enum and flag values are unsigned"),
+                        Some(format!(
+                            "make the type u{0} and write the value's {0}-bit pattern, {1:#x}",
+                            repr.bits,
+                            (*v as u64) & (u64::MAX >> (64 - repr.bits.clamp(1, 64)))
+                        )),
+                    );
+                    continue;
+                }
                 NamedValue::Documented { value, doc } => (*value, *value, doc.clone()),
                 NamedValue::Range(r) | NamedValue::DocumentedRange { range: r, .. } => {
                     let doc = match v {
