@@ -57,7 +57,7 @@ fn parse_int(show: &str) -> Option<i128> {
 /// A string as Wireshark shows it (`format_text_wsp`): whitespace control characters as a space
 /// (`\r\n` as one: Wireshark 4.0 shows `";\r\n1"` as `"; 1"`), other control characters as `\x`
 /// and their hex digits; its strings end at a NUL. U+FFFE and U+FFFF as the PDML is read
-/// ([`crate::tshark::non_xml_escaped`]).
+/// ([`crate::tshark::push_xml_safe`]).
 pub(crate) fn wireshark_escaped(s: &str) -> String {
     let mut out = String::new();
     let text = s.split('\0').next().unwrap_or("").replace("\r\n", "\n");
@@ -67,10 +67,7 @@ pub(crate) fn wireshark_escaped(s: &str) -> String {
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
                 out.push_str(&format!("\\x{:x}", c as u32))
             }
-            c => match crate::tshark::non_xml_escaped(c) {
-                Some(text) => out.push_str(&text),
-                None => out.push(c),
-            },
+            c => crate::tshark::push_xml_safe(&mut out, c),
         }
     }
     out

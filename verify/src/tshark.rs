@@ -234,26 +234,26 @@ pub fn hidden_lua_errors(
         .collect())
 }
 
-/// The text of a character XML forbids that a string may hold, as Wireshark 4.0 writes it in a
-/// `showname` (`\uFFFF`): U+FFFE and U+FFFF (its other forbidden characters, controls, it shows
-/// as `\x` escapes, and surrogates are not UTF-8). Its `show`, and both in 4.2 and later, hold
+/// Pushes `c`, or, for a character XML forbids that a string may hold, its text as Wireshark
+/// 4.0 writes it in a `showname` (`\uFFFF`): U+FFFE and U+FFFF (its other forbidden characters,
+/// controls, it shows as `\x` escapes, and surrogates are not UTF-8). Its `show`, and both in 4.2 and later, hold
 /// the character itself, which leaves the PDML not XML (schemafuzz seed 996: a UTF-16 string
 /// holding `FF FF`); read here as this text, and a string the crate decoded is compared so too.
-pub(crate) fn non_xml_escaped(c: char) -> Option<String> {
-    matches!(c, '\u{fffe}' | '\u{ffff}').then(|| format!("\\u{:04X}", c as u32))
+pub(crate) fn push_xml_safe(out: &mut String, c: char) {
+    match c {
+        '\u{fffe}' | '\u{ffff}' => out.push_str(&format!("\\u{:04X}", c as u32)),
+        c => out.push(c),
+    }
 }
 
-/// `pdml` with every character of [`non_xml_escaped`] replaced by its text.
+/// `pdml` with every character of [`push_xml_safe`] replaced by its text.
 fn xml_characters(pdml: String) -> String {
     if !pdml.contains(['\u{fffe}', '\u{ffff}']) {
         return pdml;
     }
     pdml.chars()
         .fold(String::with_capacity(pdml.len()), |mut out, c| {
-            match non_xml_escaped(c) {
-                Some(text) => out.push_str(&text),
-                None => out.push(c),
-            }
+            push_xml_safe(&mut out, c);
             out
         })
 }

@@ -366,10 +366,10 @@ fn const_lit(f: &Field, value: u64) -> TokenStream {
 /// A constant field's value of Rust type `ty`, as the schema wrote it (`0xD1CE_u16`, `5u8`,
 /// `(-1_i8)`: in brackets, as a method call binds tighter than the minus).
 fn const_typed(f: &Field, value: u64, ty: &Ident) -> TokenStream {
+    if let Some(lit) = negative_literal(f, ty) {
+        return format!("({lit})").parse().expect("a negative literal");
+    }
     match &f.const_text {
-        Some(text) if f.const_negative() => format!("({text}_{ty})")
-            .parse()
-            .expect("a negative literal"),
         Some(hex) => format!("{hex}_{ty}").parse().unwrap_or_else(|_| {
             let l = lit_typed(value, ty);
             quote! { #l }
@@ -379,6 +379,13 @@ fn const_typed(f: &Field, value: u64, ty: &Ident) -> TokenStream {
             quote! { #l }
         }
     }
+}
+
+/// A constant the schema wrote negative, as a literal of Rust type `ty` (`-1_i8`; None when it
+/// is not one).
+fn negative_literal(f: &Field, ty: &Ident) -> Option<String> {
+    let text = f.const_text.as_deref().filter(|_| f.const_negative())?;
+    Some(format!("{text}_{ty}"))
 }
 
 /// An integer literal of Rust type `ty` (`53710u16`).

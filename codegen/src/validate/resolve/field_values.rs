@@ -310,10 +310,10 @@ impl<'f> Resolver<'f> {
                 if matches!(ty, Ty::Int(it) if it.signed)
                     && i128::from(*v) >= -(1i128 << (bits - 1)) =>
             {
-                Some((*v as u64) & (u64::MAX >> (64 - bits)))
+                Some(wire_bits(*v, bits))
             }
             (schema::ConstDef::Negative(v), _) => {
-                let pattern = (*v as u64) & (u64::MAX >> (64 - bits.clamp(1, 64)));
+                let pattern = wire_bits(*v, bits);
                 let (why, hint) = match ty {
                     Ty::Int(it) if it.signed => (
                         format!("constant {v} does not fit in {bits} signed bits"),

@@ -350,3 +350,8 @@ impl<'f> Resolver<'f> {
 
     // ---- expressions ----------------------------------------------------------------------
 }
+
+/// The `bits` low bits of `v` in two's complement: how a negative number is on the wire.
+fn wire_bits(v: i64, bits: u32) -> u64 {
+    (v as u64) & (u64::MAX >> (64 - bits.clamp(1, 64)))
+}

@@ -92,7 +92,7 @@ impl<'f> Resolver<'f> {
                         Some(format!(
                             "make the type u{0} and write the value's {0}-bit pattern, {1:#x}",
                             repr.bits,
-                            (*v as u64) & (u64::MAX >> (64 - repr.bits.clamp(1, 64)))
+                            wire_bits(*v, repr.bits)
                         )),
                     );
                     continue;

@@ -282,11 +282,12 @@ impl<'p> Decoder<'p> {
         if let Role::Const(k) = f.role {
             let lit_k = f.const_literal().unwrap_or_else(|| k.to_string());
             // A negative one in the field's own (signed) type.
-            if f.const_negative() {
-                c.line(&format!("if ({x} != {lit_k})"));
+            let read = if f.const_negative() {
+                x.to_string()
             } else {
-                c.line(&format!("if ((ulong){x} != {lit_k})"));
-            }
+                format!("(ulong){x}")
+            };
+            c.line(&format!("if ({read} != {lit_k})"));
             c.open();
             c.line(&format!(
                 "throw r.Error({nm}, {at}, \"expected {lit_k}, found \" + {x});"

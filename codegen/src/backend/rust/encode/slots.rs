@@ -27,12 +27,10 @@ impl<'p> Encoder<'p> {
                         quote! { #en::from_raw(#typed) }
                     }
                     // A negative one in its own type (its bits as a `u64` are not its value).
-                    _ if f.const_negative() => {
-                        let text = f.const_literal().unwrap_or_default();
-                        format!("{text}_{}", int_rust(&it))
-                            .parse()
-                            .map_err(|_| Internal(format!("constant '{nm}' is not a literal")))?
-                    }
+                    _ if f.const_negative() => negative_literal(f, &int_rust(&it))
+                        .unwrap_or_default()
+                        .parse()
+                        .map_err(|_| Internal(format!("constant '{nm}' is not a literal")))?,
                     _ => quote! { #c },
                 };
                 let bind = self
